@@ -1,0 +1,310 @@
+#include "collectives/SmpiDefault.hpp"
+
+#include <numeric>
+
+namespace progsim::models::collectives::smpi_default {
+
+namespace {
+// SMPI's internal tags (src/smpi/include/private.hpp), kept for readable timelines.
+constexpr int kBarrierTag       = -778;
+constexpr int kBcastTag         = -3334;
+constexpr int kReduceTag        = -112;
+constexpr int kAllToAllTag      = -1112;
+constexpr int kAllToAllVTag     = -1000;
+constexpr int kGatherTag        = -445;
+constexpr int kGatherVTag       = -2223;
+constexpr int kScatterTag       = -223;
+constexpr int kScatterVTag      = -334;
+constexpr int kAllGatherTag     = -556;
+constexpr int kAllGatherVTag    = -667;
+constexpr int kReduceScatterTag = -889;
+constexpr int kScanTag          = -888;
+
+bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
+
+/** Linear, non-blocking gather of `bytes_from(source)` to root (SMPI's igather/ireduce/igatherv). */
+template <typename BytesFrom>
+void linear_to_root(PointToPoint& p2p, int64_t send_bytes, BytesFrom bytes_from, int root, int tag)
+{
+  if (p2p.rank() != root) {
+    p2p.wait(p2p.isend(root, tag, send_bytes));
+    return;
+  }
+  std::vector<mpi::RequestPtr> requests;
+  for (int source = 0; source < p2p.size(); source++)
+    if (source != root)
+      requests.push_back(p2p.irecv(source, tag, bytes_from(source)));
+  p2p.wait_all(requests);
+}
+
+/** Linear, non-blocking scatter from root (SMPI's iscatter/iscatterv). */
+template <typename BytesTo>
+void linear_from_root(PointToPoint& p2p, BytesTo bytes_to, int64_t recv_bytes, int root, int tag)
+{
+  if (p2p.rank() != root) {
+    p2p.wait(p2p.irecv(root, tag, recv_bytes));
+    return;
+  }
+  std::vector<mpi::RequestPtr> requests;
+  for (int destination = 0; destination < p2p.size(); destination++)
+    if (destination != root)
+      requests.push_back(p2p.isend(destination, tag, bytes_to(destination)));
+  p2p.wait_all(requests);
+}
+
+/** Everyone sends to and receives from everyone, interleaved (SMPI's iallgather/iallgatherv). */
+template <typename BytesFrom>
+void all_to_all_interleaved(PointToPoint& p2p, int64_t send_bytes, BytesFrom bytes_from, int tag)
+{
+  std::vector<mpi::RequestPtr> requests;
+  for (int other = 0; other < p2p.size(); other++) {
+    if (other == p2p.rank())
+      continue;
+    requests.push_back(p2p.isend(other, tag, send_bytes));
+    requests.push_back(p2p.irecv(other, tag, bytes_from(other)));
+  }
+  p2p.wait_all(requests);
+}
+
+void alltoall_linear(PointToPoint& p2p, int64_t send_bytes, int64_t recv_bytes)
+{
+  const int p = p2p.size();
+  const int r = p2p.rank();
+  std::vector<mpi::RequestPtr> requests;
+  for (int i = 1; i < p; i++)
+    requests.push_back(p2p.irecv((r + i) % p, kAllToAllTag, recv_bytes));
+  for (int i = 1; i < p; i++)
+    requests.push_back(p2p.isend((r - i + p) % p, kAllToAllTag, send_bytes));
+  p2p.wait_all(requests);
+}
+
+void alltoall_pair(PointToPoint& p2p, int64_t send_bytes, int64_t recv_bytes)
+{
+  for (int i = 1; i < p2p.size(); i++) {
+    int peer = p2p.rank() ^ i;
+    p2p.sendrecv(peer, send_bytes, peer, recv_bytes, kAllToAllTag);
+  }
+}
+
+void alltoall_bruck(PointToPoint& p2p, int64_t send_bytes)
+{
+  const int p = p2p.size();
+  const int r = p2p.rank();
+  for (int pof2 = 1; pof2 < p; pof2 *= 2) {
+    int blocks = 0;
+    for (int block = 1; block < p; block++)
+      if (block & pof2)
+        blocks++;
+    int64_t bytes = blocks * send_bytes;
+    p2p.sendrecv((r + pof2) % p, bytes, (r - pof2 + p) % p, bytes, kAllToAllTag);
+  }
+}
+
+} // namespace
+
+void barrier(PointToPoint& p2p)
+{
+  if (p2p.rank() > 0) {
+    p2p.send(0, kBarrierTag, 0);
+    p2p.recv(0, kBarrierTag, 0);
+    return;
+  }
+  std::vector<mpi::RequestPtr> requests;
+  for (int i = 1; i < p2p.size(); i++)
+    requests.push_back(p2p.irecv(i, kBarrierTag, 0));
+  p2p.wait_all(requests);
+  requests.clear();
+  for (int i = 1; i < p2p.size(); i++)
+    requests.push_back(p2p.isend(i, kBarrierTag, 0));
+  p2p.wait_all(requests);
+}
+
+void bcast(PointToPoint& p2p, int64_t bytes, int root)
+{
+  const int p   = p2p.size();
+  const int r   = p2p.rank();
+  const int rel = (r - root + p) % p;
+  int mask      = 1;
+  while (mask < p) { // receive from the parent
+    if (rel & mask) {
+      p2p.recv((r - mask + p) % p, kBcastTag, bytes);
+      break;
+    }
+    mask <<= 1;
+  }
+  mask >>= 1;
+  while (mask > 0) { // send to the children, largest subtree first
+    if (rel + mask < p)
+      p2p.send((r + mask) % p, kBcastTag, bytes);
+    mask >>= 1;
+  }
+}
+
+void reduce(PointToPoint& p2p, int64_t bytes, int root)
+{
+  linear_to_root(p2p, bytes, [bytes](int) { return bytes; }, root, kReduceTag);
+}
+
+void allreduce(PointToPoint& p2p, int64_t bytes)
+{
+  reduce(p2p, bytes, 0);
+  bcast(p2p, bytes, 0);
+}
+
+AllToAllAlgorithm alltoall_algorithm(int p, int64_t b)
+{
+  using A = AllToAllAlgorithm;
+  if (p == 2) {
+    if (b < 2 || (b >= 4 && b < 16) || (b >= 64 && b < 256) || (b >= 4096 && b < 32768) || b >= 1048576)
+      return A::Pair;
+    return A::Linear;
+  }
+  if (p < 8)
+    return (b >= 524288 && b < 1048576) ? A::Pair : A::Linear;
+  if (p < 16)
+    return A::Linear;
+  if (p < 32)
+    return (b >= 4 && b < 512) ? A::Bruck : A::Linear;
+  if (p < 64)
+    return b < 512 ? A::Bruck : A::Linear;
+  if (p < 512) {
+    int64_t linear_up_to = p < 256 ? 262144 : 32768;
+    if (b < 1024)
+      return A::Bruck;
+    return b < linear_up_to ? A::Linear : A::Pair;
+  }
+  if (p < 1024)
+    return b < 512 ? A::Bruck : (b < 262144 ? A::Linear : A::Pair);
+  if (p < 2048)
+    return b < 512 ? A::Bruck : A::Linear;
+  if (p < 4096)
+    return b < 1024 ? A::Bruck : A::Linear;
+  return b < 2048 ? A::Bruck : A::Linear;
+}
+
+void alltoall(PointToPoint& p2p, int64_t send_bytes, int64_t recv_bytes)
+{
+  switch (alltoall_algorithm(p2p.size(), send_bytes)) {
+    case AllToAllAlgorithm::Bruck:
+      alltoall_bruck(p2p, send_bytes);
+      break;
+    case AllToAllAlgorithm::Pair:
+      // SMPI's pairwise exchange only exists for a power-of-two number of ranks (it aborts otherwise).
+      if (is_power_of_two(p2p.size())) {
+        alltoall_pair(p2p, send_bytes, recv_bytes);
+        break;
+      }
+      [[fallthrough]];
+    case AllToAllAlgorithm::Linear:
+      alltoall_linear(p2p, send_bytes, recv_bytes);
+      break;
+  }
+}
+
+void alltoallv(PointToPoint& p2p, const int64_t* send_counts, const int64_t* recv_counts)
+{
+  std::vector<mpi::RequestPtr> requests;
+  for (int i = 0; i < p2p.size(); i++)
+    if (i != p2p.rank())
+      requests.push_back(p2p.irecv(i, kAllToAllVTag, recv_counts[i]));
+  for (int i = 0; i < p2p.size(); i++)
+    if (i != p2p.rank())
+      requests.push_back(p2p.isend(i, kAllToAllVTag, send_counts[i]));
+  p2p.wait_all(requests);
+}
+
+void gather(PointToPoint& p2p, int64_t send_bytes, int64_t recv_bytes, int root)
+{
+  linear_to_root(p2p, send_bytes, [recv_bytes](int) { return recv_bytes; }, root, kGatherTag);
+}
+
+void gatherv(PointToPoint& p2p, int64_t send_bytes, const int64_t* recv_counts, int root)
+{
+  linear_to_root(p2p, send_bytes, [recv_counts](int source) { return recv_counts[source]; }, root, kGatherVTag);
+}
+
+void scatter(PointToPoint& p2p, int64_t send_bytes, int64_t recv_bytes, int root)
+{
+  linear_from_root(p2p, [send_bytes](int) { return send_bytes; }, recv_bytes, root, kScatterTag);
+}
+
+void scatterv(PointToPoint& p2p, const int64_t* send_counts, int64_t recv_bytes, int root)
+{
+  linear_from_root(p2p, [send_counts](int destination) { return send_counts[destination]; }, recv_bytes, root,
+                   kScatterVTag);
+}
+
+void allgather(PointToPoint& p2p, int64_t send_bytes, int64_t recv_bytes)
+{
+  all_to_all_interleaved(p2p, send_bytes, [recv_bytes](int) { return recv_bytes; }, kAllGatherTag);
+}
+
+void allgatherv(PointToPoint& p2p, int64_t send_bytes, const int64_t* recv_counts)
+{
+  all_to_all_interleaved(p2p, send_bytes, [recv_counts](int other) { return recv_counts[other]; }, kAllGatherVTag);
+}
+
+void reduce_scatter(PointToPoint& p2p, const int64_t* counts, int64_t element_bytes)
+{
+  const int p = p2p.size();
+  const int r = p2p.rank();
+  bool regular = true;
+  for (int i = 1; i < p; i++)
+    regular = regular && counts[i] == counts[0];
+  int64_t total = std::accumulate(counts, counts + p, int64_t{0});
+  if (regular) { // a reduce to rank 0 of everything, then a scatterv of each rank's share
+    reduce(p2p, total, 0);
+    scatterv(p2p, counts, counts[r], 0);
+    return;
+  }
+  int64_t elements = element_bytes > 0 ? total / element_bytes : total;
+  if (elements > 524288) { // MPICH's pairwise exchange
+    for (int i = 1; i < p; i++) {
+      int destination = (r + i) % p;
+      int source      = (r - i + p) % p;
+      p2p.sendrecv(destination, counts[destination], source, counts[r], kReduceScatterTag);
+    }
+    return;
+  }
+  // MPICH's recursive doubling, with its fix-up for a non-power-of-two number of ranks.
+  auto outside = [&](int first, int length) {
+    int64_t sum = 0;
+    for (int j = 0; j < p; j++)
+      if (j < first || j >= first + length)
+        sum += counts[j];
+    return sum;
+  };
+  for (int mask = 1, i = 0; mask < p; mask <<= 1, i++) {
+    int destination = r ^ mask;
+    int my_root     = (r >> i) << i;
+    int dst_root    = (destination >> i) << i;
+    int64_t send_n  = outside(my_root, mask);
+    int64_t recv_n  = outside(dst_root, mask);
+    if (destination < p)
+      p2p.sendrecv(destination, send_n, destination, recv_n, kReduceScatterTag);
+    if (dst_root + mask > p) {
+      int nprocs_completed = p - my_root - mask;
+      int k                = i;
+      for (int tmp = mask >> 1; tmp > 0; tmp >>= 1, k--) {
+        int d         = r ^ tmp;
+        int tree_root = (r >> k) << k;
+        if (d > r && r < tree_root + nprocs_completed && d >= tree_root + nprocs_completed)
+          p2p.send(d, kReduceScatterTag, recv_n);
+        else if (d < r && d < tree_root + nprocs_completed && r >= tree_root + nprocs_completed)
+          p2p.recv(d, kReduceScatterTag, recv_n);
+      }
+    }
+  }
+}
+
+void scan(PointToPoint& p2p, int64_t bytes)
+{
+  std::vector<mpi::RequestPtr> requests;
+  for (int other = 0; other < p2p.rank(); other++)
+    requests.push_back(p2p.irecv(other, kScanTag, bytes));
+  for (int other = p2p.rank() + 1; other < p2p.size(); other++)
+    requests.push_back(p2p.isend(other, kScanTag, bytes));
+  p2p.wait_all(requests);
+}
+
+} // namespace progsim::models::collectives::smpi_default

@@ -1,0 +1,41 @@
+/* An actor that runs the protocol steps of some endpoints while their ranks compute. */
+#pragma once
+
+#include <simgrid/s4u/Exec.hpp>
+
+#include <functional>
+#include <vector>
+
+namespace progsim::mpi {
+class Endpoint;
+}
+
+namespace progsim::models::progress {
+
+/**
+ * Waits for anything that needs a step on its endpoints (an arrived message, a finished transfer) and runs the
+ * steps. A progress thread, a reserved core and a NIC are all such agents; they differ in when they look
+ * (`before_steps`) and in what a step costs (the mechanism's execute_step).
+ */
+class ProgressAgent {
+public:
+  using Hook = std::function<void()>;
+  ProgressAgent(std::vector<mpi::Endpoint*> endpoints, Hook before_steps)
+      : endpoints_(std::move(endpoints)), before_steps_(std::move(before_steps))
+  {
+  }
+  void operator()();
+  /** Makes the agent look again at its endpoints' transfers (one was added behind its back). */
+  void ring();
+
+private:
+  std::vector<mpi::Endpoint*> endpoints_;
+  Hook before_steps_;
+  // A suspended one-flop execution the agent waits on beside its transfers; resuming it wakes the agent.
+  simgrid::s4u::ExecPtr doorbell_;
+};
+
+/** A computation that keeps `bound` flop/s of its host busy until cancelled: CPU taken away from the ranks. */
+simgrid::s4u::ExecPtr start_background_load(double bound);
+
+} // namespace progsim::models::progress

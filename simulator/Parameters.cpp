@@ -1,0 +1,154 @@
+#include "Parameters.hpp"
+
+#include <xbt/config.hpp>
+
+#include <iomanip>
+#include <memory>
+#include <sstream>
+
+namespace progsim {
+
+namespace {
+
+using simgrid::config::Flag;
+
+/** A flag's name, unit and meaning, kept in one place for --help and for the results' metadata. */
+struct Spec {
+  const char* key;
+  const char* unit;
+  const char* description;
+};
+
+constexpr Spec k_progress{"progsim/progress", "", "Progress mechanism: none, thread, dedicated-core, offload or ideal"};
+constexpr Spec k_eager_threshold{"progsim/eager-threshold", "B", "Bytes: messages between nodes smaller than this use the eager protocol"};
+constexpr Spec k_rendezvous{"progsim/rendezvous", "", "Rendezvous between nodes: get, put or pipelined"};
+constexpr Spec k_fragment{"progsim/fragment-size", "B", "Bytes per fragment of the pipelined rendezvous"};
+constexpr Spec k_shm_eager{"progsim/shm-eager-threshold", "B", "Bytes: messages inside a node smaller than this use the eager protocol"};
+constexpr Spec k_shm_rendezvous{"progsim/shm-rendezvous", "", "Rendezvous inside a node: get, put or pipelined"};
+constexpr Spec k_shm_fragment{"progsim/shm-fragment-size", "B", "Bytes per fragment of the pipelined rendezvous in a node"};
+constexpr Spec k_send_overhead{"progsim/overhead-send", "s", "CPU seconds a sender spends posting a message"};
+constexpr Spec k_recv_overhead{"progsim/overhead-recv", "s", "CPU seconds a receiver spends posting a receive"};
+constexpr Spec k_step_overhead{"progsim/overhead-step", "s", "CPU seconds of one protocol step (match, request/clear-to-send, finish, fragment)"};
+constexpr Spec k_control_bytes{"progsim/control-bytes", "B", "Bytes of a control message (RTS, CTS, FIN)"};
+constexpr Spec k_envelope_bytes{"progsim/envelope-bytes", "B", "Bytes of header added to every message (SMPI adds 16)"};
+constexpr Spec k_detached{"progsim/detached-threshold", "B", "ideal: sends smaller than this complete at once (SMPI's smpi/send-is-detached-thresh)"};
+constexpr Spec k_smpi_test{"progsim/smpi-test-sleep", "s", "ideal: seconds injected per MPI_Test, growing while tests fail (SMPI's smpi/test)"};
+constexpr Spec k_poll_interval{"progsim/thread-poll-interval", "s", "thread: seconds between two polls of the progress thread"};
+constexpr Spec k_poll_cost{"progsim/thread-poll-cost", "s", "thread: CPU seconds of one poll"};
+constexpr Spec k_dedicated_per{"progsim/dedicated-per", "", "dedicated-core: one progress core per node or per numa domain"};
+constexpr Spec k_dedicated_cores{"progsim/dedicated-cores", "cores", "dedicated-core: cores reserved per node or numa domain"};
+constexpr Spec k_dedicated_step{"progsim/dedicated-step-cost", "s", "dedicated-core: seconds of one step on the progress core"};
+constexpr Spec k_offload_latency{"progsim/offload-step-latency", "s", "offload: seconds of one protocol step run by the NIC"};
+constexpr Spec k_out{"progsim/out", "", "Results file (JSON)"};
+constexpr Spec k_timeline{"progsim/timeline", "", "Event timeline file (JSON lines), empty for none"};
+
+struct Flags {
+  Flag<std::string> progress{k_progress.key, k_progress.description, "none"};
+  Flag<double> eager_threshold{k_eager_threshold.key, k_eager_threshold.description, 65536.0};
+  Flag<std::string> rendezvous{k_rendezvous.key, k_rendezvous.description, "get"};
+  Flag<double> fragment{k_fragment.key, k_fragment.description, 131072.0};
+  Flag<double> shm_eager{k_shm_eager.key, k_shm_eager.description, 4096.0};
+  Flag<std::string> shm_rendezvous{k_shm_rendezvous.key, k_shm_rendezvous.description, "get"};
+  Flag<double> shm_fragment{k_shm_fragment.key, k_shm_fragment.description, 131072.0};
+  Flag<double> send_overhead{k_send_overhead.key, k_send_overhead.description, 5e-7};
+  Flag<double> recv_overhead{k_recv_overhead.key, k_recv_overhead.description, 5e-7};
+  Flag<double> step_overhead{k_step_overhead.key, k_step_overhead.description, 2e-7};
+  Flag<double> control_bytes{k_control_bytes.key, k_control_bytes.description, 64.0};
+  Flag<double> envelope_bytes{k_envelope_bytes.key, k_envelope_bytes.description, 16.0};
+  Flag<double> detached{k_detached.key, k_detached.description, 65536.0};
+  Flag<double> smpi_test{k_smpi_test.key, k_smpi_test.description, 1e-4};
+  Flag<double> poll_interval{k_poll_interval.key, k_poll_interval.description, 1e-6};
+  Flag<double> poll_cost{k_poll_cost.key, k_poll_cost.description, 1e-7};
+  Flag<std::string> dedicated_per{k_dedicated_per.key, k_dedicated_per.description, "node"};
+  Flag<int> dedicated_cores{k_dedicated_cores.key, k_dedicated_cores.description, 1};
+  Flag<double> dedicated_step{k_dedicated_step.key, k_dedicated_step.description, 2e-7};
+  Flag<double> offload_latency{k_offload_latency.key, k_offload_latency.description, 5e-7};
+  Flag<std::string> out{k_out.key, k_out.description, ""};
+  Flag<std::string> timeline{k_timeline.key, k_timeline.description, ""};
+};
+
+std::unique_ptr<Flags> flags;
+
+std::string number(double value)
+{
+  std::ostringstream text;
+  text << std::setprecision(12) << value;
+  return text.str();
+}
+
+} // namespace
+
+void declare_parameters()
+{
+  if (not flags)
+    flags = std::make_unique<Flags>();
+}
+
+Parameters Parameters::from_flags()
+{
+  Parameters p;
+  p.progress               = flags->progress.get();
+  p.network.eager_threshold = static_cast<int64_t>(flags->eager_threshold.get());
+  p.network.rendezvous     = models::protocol::parse_rendezvous(flags->rendezvous.get());
+  p.network.fragment_size  = static_cast<int64_t>(flags->fragment.get());
+  p.shared_memory.eager_threshold = static_cast<int64_t>(flags->shm_eager.get());
+  p.shared_memory.rendezvous      = models::protocol::parse_rendezvous(flags->shm_rendezvous.get());
+  p.shared_memory.fragment_size   = static_cast<int64_t>(flags->shm_fragment.get());
+  p.send_overhead         = flags->send_overhead.get();
+  p.recv_overhead         = flags->recv_overhead.get();
+  p.step_overhead         = flags->step_overhead.get();
+  p.control_bytes         = static_cast<int64_t>(flags->control_bytes.get());
+  p.envelope_bytes        = static_cast<int64_t>(flags->envelope_bytes.get());
+  p.detached_threshold    = static_cast<int64_t>(flags->detached.get());
+  p.smpi_test_sleep       = flags->smpi_test.get();
+  p.thread_poll_interval  = flags->poll_interval.get();
+  p.thread_poll_cost      = flags->poll_cost.get();
+  p.dedicated_per         = flags->dedicated_per.get();
+  p.dedicated_cores       = flags->dedicated_cores.get();
+  p.dedicated_step_cost   = flags->dedicated_step.get();
+  p.offload_step_latency  = flags->offload_latency.get();
+  p.out                   = flags->out.get();
+  p.timeline              = flags->timeline.get();
+  if (p.network.fragment_size <= 0 || p.shared_memory.fragment_size <= 0)
+    throw std::invalid_argument("fragment sizes must be positive");
+  if (p.dedicated_per != "node" && p.dedicated_per != "numa")
+    throw std::invalid_argument("progsim/dedicated-per must be 'node' or 'numa', not '" + p.dedicated_per + "'");
+  if (p.dedicated_cores < 1)
+    throw std::invalid_argument("progsim/dedicated-cores must be at least 1");
+  if (p.thread_poll_interval < 0 || p.thread_poll_cost < 0)
+    throw std::invalid_argument("thread poll interval and cost must not be negative");
+  return p;
+}
+
+std::vector<ParameterInfo> Parameters::describe()
+{
+  auto const& f = *flags;
+  auto info = [](const Spec& spec, std::string value) {
+    std::string name = spec.key;
+    return ParameterInfo{name.substr(name.find('/') + 1), std::move(value), spec.unit, spec.description};
+  };
+  return {
+      info(k_progress, f.progress.get()),
+      info(k_eager_threshold, number(f.eager_threshold.get())),
+      info(k_rendezvous, f.rendezvous.get()),
+      info(k_fragment, number(f.fragment.get())),
+      info(k_shm_eager, number(f.shm_eager.get())),
+      info(k_shm_rendezvous, f.shm_rendezvous.get()),
+      info(k_shm_fragment, number(f.shm_fragment.get())),
+      info(k_send_overhead, number(f.send_overhead.get())),
+      info(k_recv_overhead, number(f.recv_overhead.get())),
+      info(k_step_overhead, number(f.step_overhead.get())),
+      info(k_control_bytes, number(f.control_bytes.get())),
+      info(k_envelope_bytes, number(f.envelope_bytes.get())),
+      info(k_detached, number(f.detached.get())),
+      info(k_smpi_test, number(f.smpi_test.get())),
+      info(k_poll_interval, number(f.poll_interval.get())),
+      info(k_poll_cost, number(f.poll_cost.get())),
+      info(k_dedicated_per, f.dedicated_per.get()),
+      info(k_dedicated_cores, std::to_string(f.dedicated_cores.get())),
+      info(k_dedicated_step, number(f.dedicated_step.get())),
+      info(k_offload_latency, number(f.offload_latency.get())),
+  };
+}
+
+} // namespace progsim

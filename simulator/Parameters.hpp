@@ -1,0 +1,48 @@
+/* Every model parameter of a run: a SimGrid configuration flag with a name, a unit, a default and a meaning. */
+#pragma once
+
+#include "protocol/ProtocolChoice.hpp"
+
+#include <string>
+#include <vector>
+
+namespace progsim {
+
+/** One parameter as reported in the results' metadata. */
+struct ParameterInfo {
+  std::string name;
+  std::string value;
+  std::string unit;
+  std::string description;
+};
+
+/** A snapshot of the flags, read once the command line is parsed. */
+struct Parameters {
+  std::string progress;                       // none | thread | dedicated-core | offload | ideal
+  models::protocol::TransportProtocol network;
+  models::protocol::TransportProtocol shared_memory;
+  double send_overhead  = 0;                  // CPU s spent by the sender when it posts a message
+  double recv_overhead  = 0;                  // CPU s spent by the receiver when it posts a receive
+  double step_overhead  = 0;                  // CPU s of each protocol step (match, RTS, CTS, FIN, fragment)
+  int64_t control_bytes = 0;                  // size of a control message (RTS, CTS, FIN)
+  int64_t envelope_bytes = 16;                // header added to every message, as SMPI does
+  int64_t detached_threshold = 65536;         // direct protocol: sends below this complete at once
+  double smpi_test_sleep = 1e-4;              // direct protocol: SMPI's injected cost of MPI_Test
+  double thread_poll_interval = 0;            // s between two polls of a progress thread
+  double thread_poll_cost     = 0;            // CPU s of one poll
+  std::string dedicated_per;                  // node | numa
+  int dedicated_cores        = 1;
+  double dedicated_step_cost = 0;             // s of one step on a dedicated core
+  double offload_step_latency = 0;            // s of one step executed by the NIC
+  std::string out;                            // results file
+  std::string timeline;                       // event timeline file (JSON lines)
+
+  static Parameters from_flags();
+  /** Every flag with its value, unit and description, in a fixed order. */
+  static std::vector<ParameterInfo> describe();
+};
+
+/** Declares the flags; must run before SimGrid parses the command line. */
+void declare_parameters();
+
+} // namespace progsim

@@ -1,0 +1,108 @@
+/* progsim-engine: replays SMPI time-independent traces with an explicit MPI progress mechanism.
+ *
+ *   progsim-engine PLATFORM.xml HOSTFILE TRACE [--cfg=progsim/progress:none] [--cfg=progsim/out:results.json] ...
+ *
+ * Exit status: 0 on success, 2 on bad input (nothing written), 3 when the simulation deadlocks (a report of every
+ * blocked rank is printed, nothing written).
+ */
+#include "Parameters.hpp"
+#include "Placement.hpp"
+#include "mpi/World.hpp"
+#include "output/ResultWriter.hpp"
+#include "output/TimelineWriter.hpp"
+#include "progress/ProgressModel.hpp"
+#include "trace/TraceSet.hpp"
+
+#include <simgrid/s4u/Engine.hpp>
+#include <xbt/config.hpp>
+#include <xbt/log.h>
+
+#include <filesystem>
+#include <iostream>
+
+XBT_LOG_NEW_CATEGORY(progsim, "progsim: MPI progression simulator");
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(progsim_main, progsim, "Command line and run set-up");
+
+namespace sg4 = simgrid::s4u;
+
+namespace {
+constexpr int kBadInput = 2;
+constexpr int kDeadlock = 3;
+
+int usage(const char* program)
+{
+  std::cerr << "usage: " << program << " PLATFORM.xml HOSTFILE TRACE [--cfg=progsim/progress:MECHANISM] "
+            << "[--cfg=progsim/out:FILE] [--cfg=progsim/timeline:FILE] [--cfg=...]\n"
+            << "  TRACE is an SMPI time-independent trace: a list of per-rank files or one shared file.\n"
+            << "  --help-cfg lists every progsim/ parameter with its default.\n";
+  return kBadInput;
+}
+
+void remove_stale(const std::string& path)
+{
+  if (not path.empty())
+    std::filesystem::remove(path);
+}
+} // namespace
+
+int main(int argc, char** argv)
+{
+  progsim::declare_parameters();
+  // The same network model and precision as smpirun, so that `ideal` reproduces SMPI's times.
+  sg4::Engine engine(&argc, argv);
+  simgrid::config::set_default<std::string>("network/model", "SMPI");
+  simgrid::config::set_default<double>("surf/precision", 1e-9);
+  if (argc != 4)
+    return usage(argv[0]);
+  const std::string platform = argv[1];
+  const std::string hostfile = argv[2];
+  const std::string trace    = argv[3];
+
+  progsim::Parameters parameters;
+  std::unique_ptr<progsim::models::progress::ProgressModel> progress;
+  progsim::trace::TraceSet traces;
+  try {
+    parameters = progsim::Parameters::from_flags();
+    remove_stale(parameters.out);
+    remove_stale(parameters.timeline);
+    progress = progsim::models::progress::make_progress_model(parameters);
+    traces   = progsim::trace::read_traces(trace);
+    if (not std::filesystem::is_regular_file(platform))
+      throw progsim::InputError(platform + ": no such platform file");
+  } catch (const std::exception& error) {
+    std::cerr << "progsim: error: " << error.what() << "\n";
+    return kBadInput;
+  }
+
+  engine.load_platform(platform);
+  progsim::mpi::Placement placement;
+  try {
+    placement = progsim::read_placement(hostfile, static_cast<int>(traces.rank_count()));
+  } catch (const std::exception& error) {
+    std::cerr << "progsim: error: " << error.what() << "\n";
+    return kBadInput;
+  }
+
+  progsim::mpi::World world(parameters, std::move(traces), std::move(placement), std::move(progress));
+  std::unique_ptr<progsim::output::TimelineWriter> timeline;
+  if (not parameters.timeline.empty())
+    timeline = std::make_unique<progsim::output::TimelineWriter>(parameters.timeline, world);
+  bool deadlock = false;
+  sg4::Engine::on_deadlock_cb([&deadlock]() { deadlock = true; });
+
+  world.start();
+  engine.run();
+
+  if (deadlock || not world.all_finished()) {
+    std::cerr << world.deadlock_report();
+    if (timeline)
+      remove_stale(parameters.timeline + ".partial");
+    return kDeadlock;
+  }
+  if (timeline)
+    timeline->finish();
+  if (not parameters.out.empty())
+    progsim::output::write_results(parameters.out, world, {platform, hostfile, trace});
+  std::cout << progsim::output::summary(world);
+  return 0;
+}

@@ -1,0 +1,389 @@
+#include "mpi/Endpoint.hpp"
+#include "mpi/World.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <xbt/log.h>
+
+#include <algorithm>
+
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(progsim_endpoint, progsim, "MPI protocol engine of a rank");
+
+namespace sg4 = simgrid::s4u;
+
+namespace progsim::mpi {
+
+Endpoint::Endpoint(World& world, int rank, sg4::Host* host)
+    : world_(world)
+    , rank_(rank)
+    , host_(host)
+    , inbox_(sg4::Mailbox::by_name("rank-" + std::to_string(rank)))
+    , next_sequence_(world.size(), 0)
+    , expected_sequence_(world.size(), 0)
+{
+}
+
+RequestPtr Endpoint::make_request(bool is_send, int peer, int tag, int64_t bytes, Context context)
+{
+  auto request     = std::make_shared<Request>();
+  request->id      = world_.next_request_id();
+  request->is_send = is_send;
+  request->owner   = rank_;
+  request->peer    = peer;
+  request->tag     = tag;
+  request->bytes   = bytes;
+  request->context = context;
+  live_.emplace(request->id, request);
+  return request;
+}
+
+void Endpoint::complete(const RequestPtr& request)
+{
+  request->state = RequestState::Complete;
+  live_.erase(request->id);
+  completed_since_notify_ = true;
+}
+
+std::vector<RequestPtr> Endpoint::pending_requests() const
+{
+  std::vector<RequestPtr> pending;
+  for (auto const& [_, request] : live_)
+    pending.push_back(request);
+  return pending;
+}
+
+void Endpoint::set_listener(sg4::ActorPtr listener)
+{
+  inbox_->set_receiver(listener);
+}
+
+void Endpoint::deliver(int destination, Message* message, int64_t bytes)
+{
+  bytes_sent_ += bytes;
+  world_.endpoint(destination).inbox_->put_init(message, static_cast<uint64_t>(bytes))->detach();
+}
+
+void Endpoint::follow(sg4::ActivityPtr activity, Callback on_done)
+{
+  followed_.push_back({std::move(activity), std::move(on_done)});
+  if (sg4::Actor::self() != nullptr && not world_.progress().rank_drives(*this))
+    world_.progress().wake(*this);
+}
+
+void Endpoint::run_step()
+{
+  world_.progress().execute_step(*this, world_.parameters().step_overhead);
+}
+
+/* ---------- posting, by the rank inside an MPI call ---------- */
+
+RequestPtr Endpoint::post_send(int destination, int tag, int64_t bytes, Context context)
+{
+  RequestPtr send = make_request(true, destination, tag, bytes, context);
+  if (world_.progress().direct_protocol()) {
+    post_direct_send(send);
+    return send;
+  }
+  auto const& transport = world_.same_node(rank_, destination) ? world_.parameters().shared_memory
+                                                                 : world_.parameters().network;
+  send->protocol = models::protocol::choose(transport, bytes);
+
+  auto* message              = new Message();
+  message->sequence          = next_sequence_[destination]++;
+  message->envelope.source   = rank_;
+  message->envelope.tag      = tag;
+  message->envelope.context  = context;
+  message->envelope.bytes    = bytes;
+  message->envelope.protocol = send->protocol;
+  message->envelope.send     = send;
+  if (send->protocol == Protocol::Eager) {
+    // The data leaves with the envelope; the sender's buffer is free at once.
+    message->kind = Message::Kind::Eager;
+    deliver(destination, message, bytes + world_.parameters().envelope_bytes);
+    complete(send);
+  } else {
+    message->kind = Message::Kind::RequestToSend;
+    send->state   = send->protocol == Protocol::RendezvousGet ? RequestState::WaitingFinish
+                                                              : RequestState::WaitingClearToSend;
+    deliver(destination, message, world_.parameters().control_bytes);
+  }
+  return send;
+}
+
+RequestPtr Endpoint::post_receive(int source, int tag, int64_t bytes, Context context)
+{
+  RequestPtr receive = make_request(false, source, tag, bytes, context);
+  if (world_.progress().direct_protocol()) {
+    post_direct_receive(receive);
+    return receive;
+  }
+  if (auto envelope = queues_.match_posted(receive))
+    on_matched(receive, *envelope);
+  return receive;
+}
+
+/* ---------- explicit protocol steps ---------- */
+
+void Endpoint::handle(Message* message)
+{
+  std::unique_ptr<Message> owned(message);
+  run_step();
+  switch (message->kind) {
+    case Message::Kind::Eager:
+    case Message::Kind::RequestToSend: {
+      int source = message->envelope.source;
+      if (message->sequence != expected_sequence_[source]) { // it overtook an earlier envelope: hold it back
+        early_.emplace(std::make_pair(source, message->sequence), owned.release());
+        return;
+      }
+      handle_envelope(message->envelope);
+      expected_sequence_[source]++;
+      for (auto it = early_.find({source, expected_sequence_[source]}); it != early_.end();
+           it      = early_.find({source, expected_sequence_[source]})) {
+        std::unique_ptr<Message> next(it->second);
+        early_.erase(it);
+        handle_envelope(next->envelope);
+        expected_sequence_[source]++;
+      }
+      break;
+    }
+    case Message::Kind::ClearToSend:
+      push_data(message->send, message->receive);
+      break;
+    case Message::Kind::Finish:
+      complete(message->receive ? message->receive : message->send);
+      break;
+  }
+}
+
+void Endpoint::handle_envelope(const Envelope& envelope)
+{
+  if (RequestPtr receive = queues_.match_arrival(envelope))
+    on_matched(receive, envelope);
+}
+
+void Endpoint::on_matched(const RequestPtr& receive, const Envelope& envelope)
+{
+  receive->matched_source = envelope.source;
+  receive->bytes          = envelope.bytes;
+  receive->protocol       = envelope.protocol;
+  RequestPtr send         = envelope.send;
+  switch (envelope.protocol) {
+    case Protocol::Eager:
+      complete(receive);
+      break;
+    case Protocol::RendezvousGet: {
+      // The receiver pulls the data (RDMA read, or a single copy in shared memory); the sender need not be awake.
+      receive->state = RequestState::Transferring;
+      auto pull      = sg4::Comm::sendto_async(world_.host_of(envelope.source), host_,
+                                               envelope.bytes + world_.parameters().envelope_bytes);
+      follow(pull, [this, receive, send]() {
+        complete(receive);
+        auto* finish = new Message();
+        finish->kind = Message::Kind::Finish;
+        finish->send = send;
+        deliver(send->owner, finish, world_.parameters().control_bytes);
+      });
+      break;
+    }
+    case Protocol::RendezvousPut:
+    case Protocol::RendezvousPipelined: {
+      receive->state    = RequestState::Matched;
+      auto* clear       = new Message();
+      clear->kind       = Message::Kind::ClearToSend;
+      clear->send       = send;
+      clear->receive    = receive;
+      deliver(send->owner, clear, world_.parameters().control_bytes);
+      break;
+    }
+    case Protocol::Direct:
+      break;
+  }
+}
+
+void Endpoint::push_data(const RequestPtr& send, const RequestPtr& receive)
+{
+  send->state = RequestState::Transferring;
+  push_fragment(send, receive, 0);
+}
+
+void Endpoint::push_fragment(const RequestPtr& send, const RequestPtr& receive, int64_t offset)
+{
+  // A put is one fragment holding everything; the pipelined protocol needs a sender step per fragment.
+  auto const& transport = world_.same_node(rank_, send->peer) ? world_.parameters().shared_memory
+                                                                : world_.parameters().network;
+  int64_t size = send->protocol == Protocol::RendezvousPipelined
+                     ? std::min(transport.fragment_size, send->bytes - offset)
+                     : send->bytes - offset;
+  int64_t wire = size + (offset == 0 ? world_.parameters().envelope_bytes : 0);
+  bytes_sent_ += wire;
+  auto transfer = sg4::Comm::sendto_async(host_, world_.host_of(send->peer), wire);
+  follow(transfer, [this, send, receive, offset, size]() {
+    if (offset + size < send->bytes) {
+      push_fragment(send, receive, offset + size);
+      return;
+    }
+    complete(send);
+    auto* finish    = new Message();
+    finish->kind    = Message::Kind::Finish;
+    finish->receive = receive;
+    deliver(receive->owner, finish, world_.parameters().control_bytes);
+  });
+}
+
+/* ---------- progress ---------- */
+
+void Endpoint::ensure_inbox_posted()
+{
+  if (not inbox_get_)
+    inbox_get_ = inbox_->get_async<Message>(&received_);
+}
+
+bool Endpoint::progress()
+{
+  bool any = true;
+  while (any) {
+    any = false;
+    ensure_inbox_posted();
+    if (inbox_get_->test()) {
+      Message* message = received_;
+      inbox_get_       = nullptr;
+      received_        = nullptr;
+      handle(message);
+      any = true;
+      continue;
+    }
+    for (size_t i = 0; i < followed_.size(); i++) {
+      if (followed_[i].activity->test()) {
+        Callback on_done = std::move(followed_[i].on_done);
+        followed_.erase(followed_.begin() + i);
+        run_step();
+        on_done();
+        any = true;
+        break;
+      }
+    }
+  }
+  ensure_inbox_posted();
+  bool completed          = completed_since_notify_;
+  completed_since_notify_ = false;
+  if (completed)
+    notify_rank();
+  return completed;
+}
+
+std::vector<sg4::ActivityPtr> Endpoint::activities()
+{
+  ensure_inbox_posted();
+  std::vector<sg4::ActivityPtr> all;
+  all.reserve(followed_.size() + 1);
+  all.push_back(inbox_get_);
+  for (auto const& followed : followed_)
+    all.push_back(followed.activity);
+  return all;
+}
+
+void Endpoint::notify_rank()
+{
+  if (changed_)
+    changed_->notify_all();
+}
+
+void Endpoint::wait_until(const std::function<bool()>& condition)
+{
+  if (not changed_) {
+    mutex_   = sg4::Mutex::create();
+    changed_ = sg4::ConditionVariable::create();
+  }
+  // Taking the lock yields to other actors: look at the condition only once it is held, or a wake-up is lost.
+  std::unique_lock lock(*mutex_);
+  while (not condition())
+    changed_->wait(lock);
+}
+
+void Endpoint::wait(const RequestPtr& request)
+{
+  if (world_.progress().direct_protocol()) {
+    if (request->complete())
+      return;
+    wait_until([&request]() { return request->transfer != nullptr; });
+    request->transfer->wait();
+    if (not request->complete())
+      complete(request);
+    return;
+  }
+  if (world_.progress().rank_drives(*this)) {
+    progress();
+    while (not request->complete()) {
+      sg4::Activity::wait_any(activities());
+      progress();
+    }
+    return;
+  }
+  wait_until([&request]() { return request->complete(); });
+}
+
+bool Endpoint::test(const RequestPtr& request)
+{
+  if (world_.progress().direct_protocol()) {
+    // SMPI injects a growing sleep in every MPI_Test (smpi/test, smpi/grow-injected-times).
+    int& sleeps = world_.smpi_test_sleeps();
+    if (world_.parameters().smpi_test_sleep > 0)
+      sg4::this_actor::sleep_for(sleeps * world_.parameters().smpi_test_sleep);
+    bool done = request->complete() || (request->transfer && request->transfer->test());
+    if (done) {
+      if (not request->complete())
+        complete(request);
+      sleeps = 1;
+    } else {
+      sleeps++;
+    }
+    return done;
+  }
+  if (world_.progress().rank_drives(*this))
+    progress();
+  return request->complete();
+}
+
+/* ---------- direct protocol ---------- */
+
+void Endpoint::post_direct_send(const RequestPtr& send)
+{
+  send->detached = send->bytes < world_.parameters().detached_threshold;
+  Envelope envelope;
+  envelope.source  = rank_;
+  envelope.tag     = send->tag;
+  envelope.context = send->context;
+  envelope.bytes   = send->bytes;
+  envelope.send    = send;
+  Endpoint& destination = world_.endpoint(send->peer);
+  if (RequestPtr receive = destination.queues_.match_arrival(envelope))
+    start_direct_transfer(send, receive);
+  if (send->detached)
+    complete(send);
+}
+
+void Endpoint::post_direct_receive(const RequestPtr& receive)
+{
+  if (auto envelope = queues_.match_posted(receive))
+    start_direct_transfer(envelope->send, receive);
+}
+
+void Endpoint::start_direct_transfer(const RequestPtr& send, const RequestPtr& receive)
+{
+  Endpoint& sender        = world_.endpoint(send->owner);
+  Endpoint& receiver      = world_.endpoint(receive->owner);
+  receive->matched_source = send->owner;
+  receive->bytes          = send->bytes;
+  int64_t wire            = send->bytes + world_.parameters().envelope_bytes;
+  sender.bytes_sent_ += wire;
+  auto transfer  = sg4::Comm::sendto_async(sender.host_, receiver.host_, wire);
+  send->transfer = transfer;
+  receive->transfer = transfer;
+  send->state = receive->state = RequestState::Transferring;
+  sender.notify_rank();
+  receiver.notify_rank();
+}
+
+} // namespace progsim::mpi

@@ -1,0 +1,116 @@
+/* The MPI protocol engine of one rank: its matching queues, its inbox, and the transfers it follows. */
+#pragma once
+
+#include "mpi/MatchQueues.hpp"
+#include "mpi/Request.hpp"
+
+#include <simgrid/s4u/Activity.hpp>
+#include <simgrid/s4u/ConditionVariable.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Mailbox.hpp>
+#include <simgrid/s4u/Mutex.hpp>
+
+#include <functional>
+#include <map>
+#include <vector>
+
+namespace progsim::mpi {
+
+class World;
+
+/** A protocol message between two endpoints; it travels through the destination's inbox. */
+struct Message {
+  enum class Kind : uint8_t { Eager, RequestToSend, ClearToSend, Finish };
+  Kind kind = Kind::Eager;
+  uint64_t sequence = 0;   // per (source, destination): envelopes are matched in the order they were sent
+  Envelope envelope;       // eager and request-to-send
+  RequestPtr send;         // the sender's request (clear-to-send, finish)
+  RequestPtr receive;      // the receiver's request (clear-to-send, finish)
+};
+
+/**
+ * Everything a rank's MPI library keeps: requests, queues, the inbox where envelopes and control messages land,
+ * and the transfers whose completion needs a protocol step. Posting is done by the rank inside its MPI calls;
+ * progress() is called by whoever the progress mechanism makes responsible (the rank itself, a progress thread,
+ * a reserved core or the NIC).
+ */
+class Endpoint {
+public:
+  Endpoint(World& world, int rank, simgrid::s4u::Host* host);
+
+  int rank() const { return rank_; }
+  simgrid::s4u::Host* host() const { return host_; }
+  World& world() const { return world_; }
+
+  RequestPtr post_send(int destination, int tag, int64_t bytes, Context context);
+  RequestPtr post_receive(int source, int tag, int64_t bytes, Context context);
+
+  /** Runs every step that is ready (arrived messages, finished transfers); true if any request completed. */
+  bool progress();
+  /** What the actor in charge of progress waits on: the inbox and the followed transfers. */
+  std::vector<simgrid::s4u::ActivityPtr> activities();
+  /** Makes `listener` the receiver of this endpoint's inbox: messages land even while it is busy. */
+  void set_listener(simgrid::s4u::ActorPtr listener);
+
+  /** Blocks the calling rank until `request` completes, driving progress itself if the mechanism says so. */
+  void wait(const RequestPtr& request);
+  /** One MPI_Test: a progress pass (if the rank drives it) and a look at the request. */
+  bool test(const RequestPtr& request);
+
+  /** Wakes a rank blocked in wait() (a request completed or a direct transfer started). */
+  void notify_rank();
+  /** Requests posted and not complete, oldest first: for deadlock reports. */
+  std::vector<RequestPtr> pending_requests() const;
+  const MatchQueues& queues() const { return queues_; }
+
+  int64_t bytes_sent() const { return bytes_sent_; }
+  double step_seconds() const { return step_seconds_; }
+  void add_step_seconds(double seconds) { step_seconds_ += seconds; }
+
+private:
+  using Callback = std::function<void()>;
+  struct Followed {
+    simgrid::s4u::ActivityPtr activity;
+    Callback on_done;
+  };
+
+  RequestPtr make_request(bool is_send, int peer, int tag, int64_t bytes, Context context);
+  void complete(const RequestPtr& request);
+  void follow(simgrid::s4u::ActivityPtr activity, Callback on_done);
+  void deliver(int destination, Message* message, int64_t bytes);
+  void ensure_inbox_posted();
+  void run_step();
+
+  // Explicit protocol steps.
+  void handle(Message* message);
+  void handle_envelope(const Envelope& envelope);
+  void on_matched(const RequestPtr& receive, const Envelope& envelope);
+  void push_data(const RequestPtr& send, const RequestPtr& receive);
+  void push_fragment(const RequestPtr& send, const RequestPtr& receive, int64_t offset);
+
+  // Direct protocol (SMPI's): matching at post time, one transfer both sides wait for.
+  void post_direct_send(const RequestPtr& send);
+  void post_direct_receive(const RequestPtr& receive);
+  void start_direct_transfer(const RequestPtr& send, const RequestPtr& receive);
+  void wait_until(const std::function<bool()>& condition);
+
+  World& world_;
+  int rank_;
+  simgrid::s4u::Host* host_;
+  simgrid::s4u::Mailbox* inbox_;
+  simgrid::s4u::CommPtr inbox_get_;
+  Message* received_ = nullptr;
+  std::vector<Followed> followed_;
+  MatchQueues queues_;
+  std::vector<uint64_t> next_sequence_;                       // per destination
+  std::vector<uint64_t> expected_sequence_;                   // per source
+  std::map<std::pair<int, uint64_t>, Message*> early_;       // envelopes that overtook an earlier one
+  std::map<uint64_t, RequestPtr> live_;                      // by request id
+  simgrid::s4u::MutexPtr mutex_;
+  simgrid::s4u::ConditionVariablePtr changed_;
+  bool completed_since_notify_ = false;
+  int64_t bytes_sent_   = 0;
+  double step_seconds_  = 0;
+};
+
+} // namespace progsim::mpi

@@ -1,0 +1,227 @@
+#include "mpi/Rank.hpp"
+#include "collectives/SmpiDefault.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Exec.hpp>
+#include <xbt/log.h>
+
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(progsim_rank, progsim, "Rank actors replaying traces");
+
+namespace sg4 = simgrid::s4u;
+using progsim::trace::Action;
+using progsim::trace::ActionType;
+namespace coll = progsim::models::collectives::smpi_default;
+
+namespace progsim::mpi {
+
+namespace {
+bool is_mpi_call(ActionType type)
+{
+  return type != ActionType::Compute && type != ActionType::Sleep;
+}
+} // namespace
+
+void Rank::operator()()
+{
+  auto const& actions = world_.traces().ranks[rank_].actions;
+  RankRecord& record  = world_.record(rank_);
+  for (size_t i = 0; i < actions.size(); i++) {
+    record.action_index = i;
+    const Action& action = actions[i];
+    const double start   = sg4::Engine::get_clock();
+    if (is_mpi_call(action.type)) {
+      world_.set_activity(rank_, Activity::InMpi, &action);
+      run(action);
+      record.mpi_seconds += sg4::Engine::get_clock() - start;
+    } else {
+      run(action);
+    }
+    record.actions_done++;
+  }
+  // Like SMPI's replay, wait for the requests the trace left behind.
+  const double start = sg4::Engine::get_clock();
+  world_.set_activity(rank_, Activity::InMpi);
+  for (auto const& request : store_.take_all())
+    wait(request);
+  record.mpi_seconds += sg4::Engine::get_clock() - start;
+  record.action_index = actions.size();
+  record.end_time     = sg4::Engine::get_clock();
+  world_.set_activity(rank_, Activity::Finished);
+  world_.rank_finished(rank_);
+}
+
+void Rank::pay_cpu(double seconds)
+{
+  if (seconds <= 0)
+    return;
+  sg4::this_actor::execute(seconds * endpoint_.host()->get_speed());
+}
+
+void Rank::compute(double flops)
+{
+  if (flops <= 0)
+    return;
+  const double start = sg4::Engine::get_clock();
+  world_.set_activity(rank_, Activity::Computing);
+  sg4::this_actor::execute(flops);
+  world_.record(rank_).compute_seconds += sg4::Engine::get_clock() - start;
+  world_.set_activity(rank_, Activity::InMpi);
+}
+
+RequestPtr Rank::post(bool is_send, int peer, int tag, int64_t bytes, Context context)
+{
+  if (not world_.progress().direct_protocol())
+    pay_cpu(is_send ? world_.parameters().send_overhead : world_.parameters().recv_overhead);
+  return is_send ? endpoint_.post_send(peer, tag, bytes, context)
+                 : endpoint_.post_receive(peer, tag, bytes, context);
+}
+
+RequestPtr Rank::isend(int destination, int tag, int64_t bytes)
+{
+  return post(true, destination, tag, bytes, Context::Collective);
+}
+
+RequestPtr Rank::irecv(int source, int tag, int64_t bytes)
+{
+  return post(false, source, tag, bytes, Context::Collective);
+}
+
+void Rank::wait(const RequestPtr& request)
+{
+  if (request->complete())
+    return;
+  const double start = sg4::Engine::get_clock();
+  world_.set_activity(rank_, Activity::Blocked);
+  endpoint_.wait(request);
+  world_.record(rank_).blocked_seconds += sg4::Engine::get_clock() - start;
+  world_.set_activity(rank_, Activity::InMpi);
+}
+
+void Rank::run(const Action& a)
+{
+  switch (a.type) {
+    case ActionType::Init:
+    case ActionType::Finalize:
+    case ActionType::CommSize:
+    case ActionType::CommSplit:
+    case ActionType::CommDup:
+    case ActionType::Location:
+      break; // no time, as in SMPI's replay (communicators are not created: everything runs on the world)
+    case ActionType::Compute:
+      world_.set_activity(rank_, Activity::Computing, &a);
+      compute(a.flops);
+      world_.set_activity(rank_, Activity::Finished == Activity::Computing ? Activity::Computing : Activity::InMpi);
+      break;
+    case ActionType::Sleep: {
+      const double start = sg4::Engine::get_clock();
+      world_.set_activity(rank_, Activity::Sleeping, &a);
+      sg4::this_actor::sleep_for(a.flops);
+      world_.record(rank_).compute_seconds += sg4::Engine::get_clock() - start;
+      break;
+    }
+    case ActionType::Send:
+      wait(post(true, a.peer, a.tag, a.bytes, Context::PointToPoint));
+      break;
+    case ActionType::Recv:
+      wait(post(false, a.peer, a.tag, a.bytes, Context::PointToPoint));
+      break;
+    case ActionType::Isend:
+      store_.add(post(true, a.peer, a.tag, a.bytes, Context::PointToPoint), rank_, a.peer, a.tag);
+      break;
+    case ActionType::Irecv:
+      store_.add(post(false, a.peer, a.tag, a.bytes, Context::PointToPoint), a.peer, rank_, a.tag);
+      break;
+    case ActionType::Wait: {
+      bool found         = false;
+      RequestPtr request = store_.pop(a.peer, a.peer2, a.tag, found);
+      if (request) // nothing stored: the request completed in an earlier test (as SMPI assumes)
+        wait(request);
+      break;
+    }
+    case ActionType::Test: {
+      bool found         = false;
+      RequestPtr request = store_.pop(a.peer, a.peer2, a.tag, found);
+      if (not request)
+        break;
+      if (endpoint_.test(request))
+        store_.add_placeholder(a.peer, a.peer2, a.tag);
+      else
+        store_.add(request, a.peer, a.peer2, a.tag);
+      break;
+    }
+    case ActionType::WaitAll:
+      for (auto const& request : store_.take_all())
+        wait(request);
+      break;
+    case ActionType::SendRecv: {
+      if (a.peer == rank_ && a.peer2 == rank_)
+        break; // a copy to oneself
+      auto sent     = post(true, a.peer, 0, a.bytes, Context::PointToPoint);
+      auto received = post(false, a.peer2, 0, a.bytes2, Context::PointToPoint);
+      wait(sent);
+      wait(received);
+      break;
+    }
+    default:
+      run_collective(a);
+  }
+}
+
+void Rank::run_collective(const Action& a)
+{
+  auto const& traces = world_.traces();
+  switch (a.type) {
+    case ActionType::Barrier:
+      coll::barrier(*this);
+      break;
+    case ActionType::Bcast:
+      coll::bcast(*this, a.bytes, a.root);
+      break;
+    case ActionType::Reduce:
+      coll::reduce(*this, a.bytes, a.root);
+      break;
+    case ActionType::AllReduce:
+      coll::allreduce(*this, a.bytes);
+      break;
+    case ActionType::AllToAll:
+      coll::alltoall(*this, a.bytes, a.bytes2);
+      break;
+    case ActionType::AllToAllV:
+      coll::alltoallv(*this, traces.vector_at(a.vector), traces.vector_at(a.vector2));
+      break;
+    case ActionType::Gather:
+      coll::gather(*this, a.bytes, a.bytes2, a.root);
+      break;
+    case ActionType::GatherV:
+      coll::gatherv(*this, a.bytes, traces.vector_at(a.vector), a.root);
+      break;
+    case ActionType::Scatter:
+      coll::scatter(*this, a.bytes, a.bytes2, a.root);
+      break;
+    case ActionType::ScatterV:
+      coll::scatterv(*this, traces.vector_at(a.vector), a.bytes2, a.root);
+      break;
+    case ActionType::AllGather:
+      coll::allgather(*this, a.bytes, a.bytes2);
+      break;
+    case ActionType::AllGatherV:
+      coll::allgatherv(*this, a.bytes, traces.vector_at(a.vector));
+      break;
+    case ActionType::ReduceScatter:
+      coll::reduce_scatter(*this, traces.vector_at(a.vector), a.bytes2);
+      break;
+    case ActionType::Scan:
+    case ActionType::ExScan:
+      coll::scan(*this, a.bytes);
+      break;
+    default:
+      xbt_die("action %s reached the collective dispatcher", std::string(trace::action_name(a.type)).c_str());
+  }
+  // The reductions' extra computation runs after the collective, as in SMPI's replay.
+  if (a.type == ActionType::Reduce || a.type == ActionType::AllReduce || a.type == ActionType::ReduceScatter ||
+      a.type == ActionType::Scan || a.type == ActionType::ExScan)
+    compute(a.flops);
+}
+
+} // namespace progsim::mpi

@@ -1,0 +1,49 @@
+/* An MPI request and the protocol state it goes through. */
+#pragma once
+
+#include <simgrid/s4u/Comm.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+namespace progsim::mpi {
+
+/** Wildcards, spelled as SMPI spells them in traces. */
+constexpr int kAnySource = -555;
+constexpr int kAnyTag    = -444;
+
+/** Matching context: application messages never match a collective's internal messages. */
+enum class Context : uint8_t { PointToPoint, Collective };
+
+/** Which protocol moves a message (chosen per message by models/protocol). */
+enum class Protocol : uint8_t { Direct, Eager, RendezvousGet, RendezvousPut, RendezvousPipelined };
+std::string_view protocol_name(Protocol protocol);
+
+/**
+ * Life cycle of a request. Sends: Posted -> (eager) Complete, or Posted -> WaitingClearToSend (put/pipelined)
+ * -> Transferring -> Complete, or Posted -> WaitingFinish (get) -> Complete. Receives: Posted -> Matched ->
+ * Transferring -> Complete.
+ */
+enum class RequestState : uint8_t { Posted, WaitingClearToSend, WaitingFinish, Matched, Transferring, Complete };
+std::string_view state_name(RequestState state);
+
+struct Request {
+  uint64_t id       = 0;
+  bool is_send      = true;
+  int owner         = 0;   // world rank that posted it
+  int peer          = 0;   // destination (send) or source (receive, may be kAnySource)
+  int tag           = 0;
+  Context context   = Context::PointToPoint;
+  int64_t bytes     = 0;   // payload; a receive learns the real size when it matches
+  Protocol protocol = Protocol::Direct;
+  RequestState state = RequestState::Posted;
+  bool detached     = false;            // direct protocol: the send completed at post time
+  simgrid::s4u::CommPtr transfer;       // direct protocol: the data transfer that both sides wait for
+  int matched_source = -1;              // receive: who it matched
+
+  bool complete() const { return state == RequestState::Complete; }
+};
+using RequestPtr = std::shared_ptr<Request>;
+
+} // namespace progsim::mpi

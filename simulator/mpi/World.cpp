@@ -1,0 +1,102 @@
+#include "mpi/World.hpp"
+#include "mpi/Rank.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+
+#include <sstream>
+
+namespace sg4 = simgrid::s4u;
+
+namespace progsim::mpi {
+
+std::string_view activity_name(Activity activity)
+{
+  switch (activity) {
+    case Activity::Starting:
+      return "starting";
+    case Activity::Computing:
+      return "computing";
+    case Activity::Sleeping:
+      return "sleeping";
+    case Activity::InMpi:
+      return "mpi";
+    case Activity::Blocked:
+      return "blocked";
+    case Activity::Finished:
+      return "finished";
+  }
+  return "?";
+}
+
+World::World(Parameters parameters, trace::TraceSet traces, Placement placement,
+             std::unique_ptr<models::progress::ProgressModel> progress)
+    : parameters_(std::move(parameters))
+    , traces_(std::move(traces))
+    , placement_(std::move(placement))
+    , progress_(std::move(progress))
+    , records_(traces_.rank_count())
+{
+  endpoints_.reserve(traces_.rank_count());
+  for (size_t rank = 0; rank < traces_.rank_count(); rank++)
+    endpoints_.push_back(nullptr);
+  for (size_t rank = 0; rank < traces_.rank_count(); rank++)
+    endpoints_[rank] = std::make_unique<Endpoint>(*this, static_cast<int>(rank), placement_.hosts[rank]);
+}
+
+void World::start()
+{
+  for (int rank = 0; rank < size(); rank++) {
+    auto actor = sg4::Actor::create("rank-" + std::to_string(rank), host_of(rank), Rank(*this, rank));
+    if (progress_->rank_drives(endpoint(rank)))
+      endpoint(rank).set_listener(actor);
+  }
+  progress_->start(*this);
+}
+
+void World::rank_finished(int)
+{
+  if (++finished_ == size())
+    progress_->stop(*this);
+}
+
+void World::set_activity(int rank, Activity activity, const trace::Action* action)
+{
+  records_[rank].activity = activity;
+  if (on_rank_event.get_slot_count() > 0)
+    on_rank_event(RankEvent{rank, sg4::Engine::get_clock(), activity, action});
+}
+
+std::string World::deadlock_report() const
+{
+  std::ostringstream out;
+  out << "Deadlock at simulated time " << sg4::Engine::get_clock() << " s: " << (size() - finished_) << " of "
+      << size() << " ranks cannot go on.\n";
+  for (int rank = 0; rank < size(); rank++) {
+    const RankRecord& record = records_[rank];
+    if (record.activity == Activity::Finished)
+      continue;
+    auto const& trace = traces_.ranks[rank];
+    out << "  rank " << rank << " (" << host_of(rank)->get_name() << ") is " << activity_name(record.activity);
+    if (record.action_index < trace.actions.size()) {
+      auto const& action = trace.actions[record.action_index];
+      out << " in '" << trace::action_name(action.type) << "' at " << trace.file << ":" << action.line;
+    } else {
+      out << " waiting for the requests its trace left pending";
+    }
+    out << "\n";
+    for (auto const& request : endpoints_[rank]->pending_requests()) {
+      out << "    pending " << (request->is_send ? "send to " : "receive from ");
+      if (request->peer == kAnySource)
+        out << "any source";
+      else
+        out << "rank " << request->peer;
+      out << ", tag " << (request->tag == kAnyTag ? std::string("any") : std::to_string(request->tag)) << ", "
+          << request->bytes << " B" << (request->context == Context::Collective ? " (inside a collective)" : "")
+          << ": " << state_name(request->state) << "\n";
+    }
+  }
+  return out.str();
+}
+
+} // namespace progsim::mpi

@@ -1,0 +1,93 @@
+/* The state shared by every rank of one simulation: traces, placement, parameters, progress mechanism. */
+#pragma once
+
+#include "Parameters.hpp"
+#include "mpi/Endpoint.hpp"
+#include "progress/ProgressModel.hpp"
+#include "trace/TraceSet.hpp"
+
+#include <simgrid/s4u/Host.hpp>
+#include <xbt/signal.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace progsim::mpi {
+
+/** What a rank is doing, as timelines and deadlock reports see it. */
+enum class Activity : uint8_t { Starting, Computing, Sleeping, InMpi, Blocked, Finished };
+std::string_view activity_name(Activity activity);
+
+/** Per-rank accounting, filled while the rank runs. */
+struct RankRecord {
+  Activity activity        = Activity::Starting;
+  size_t action_index      = 0;     // the action being run
+  double end_time          = 0;
+  double compute_seconds   = 0;     // in compute, sleep, and the extra flops of reductions
+  double mpi_seconds       = 0;     // inside MPI calls (including blocked time)
+  double blocked_seconds   = 0;     // blocked in wait, waitall, blocking send/receive
+  int64_t actions_done     = 0;
+};
+
+/** An observable change of a rank's state: timelines listen to these. */
+struct RankEvent {
+  int rank;
+  double time;
+  Activity activity;
+  const trace::Action* action;      // null when not tied to an action
+};
+
+/** Where each rank runs: the host, and which node and NUMA domain that host belongs to. */
+struct Placement {
+  std::vector<simgrid::s4u::Host*> hosts;   // by rank
+  std::vector<int> node;                    // node index by rank
+};
+
+class World {
+public:
+  World(Parameters parameters, trace::TraceSet traces, Placement placement,
+        std::unique_ptr<models::progress::ProgressModel> progress);
+
+  int size() const { return static_cast<int>(endpoints_.size()); }
+  const Parameters& parameters() const { return parameters_; }
+  const trace::TraceSet& traces() const { return traces_; }
+  models::progress::ProgressModel& progress() { return *progress_; }
+  Endpoint& endpoint(int rank) { return *endpoints_[rank]; }
+  simgrid::s4u::Host* host_of(int rank) const { return placement_.hosts[rank]; }
+  int node_of(int rank) const { return placement_.node[rank]; }
+  bool same_node(int a, int b) const { return placement_.node[a] == placement_.node[b]; }
+  RankRecord& record(int rank) { return records_[rank]; }
+  const RankRecord& record(int rank) const { return records_[rank]; }
+
+  uint64_t next_request_id() { return ++request_counter_; }
+  /** SMPI's MPI_Test back-off: a counter shared by all ranks, reset when a test succeeds. */
+  int& smpi_test_sleeps() { return smpi_test_sleeps_; }
+
+  /** Creates one actor per rank. */
+  void start();
+  /** Called by each rank when its trace is done; the last one stops the mechanism's background loads. */
+  void rank_finished(int rank);
+  bool all_finished() const { return finished_ == size(); }
+  /** Changes a rank's activity and tells the listeners. */
+  void set_activity(int rank, Activity activity, const trace::Action* action = nullptr);
+
+  /** Fired on every activity change of a rank. */
+  simgrid::xbt::signal<void(const RankEvent&)> on_rank_event;
+
+  /** A readable account of every unfinished rank and its pending requests. */
+  std::string deadlock_report() const;
+
+private:
+  Parameters parameters_;
+  trace::TraceSet traces_;
+  Placement placement_;
+  std::unique_ptr<models::progress::ProgressModel> progress_;
+  std::vector<std::unique_ptr<Endpoint>> endpoints_;
+  std::vector<RankRecord> records_;
+  uint64_t request_counter_ = 0;
+  int smpi_test_sleeps_     = 1;
+  int finished_             = 0;
+};
+
+} // namespace progsim::mpi

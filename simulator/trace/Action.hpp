@@ -1,0 +1,77 @@
+/* One parsed line of an SMPI time-independent trace. */
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace progsim::trace {
+
+/** Every action that SimGrid 3.32's replayer registers (src/smpi/internals/smpi_replay.cpp). */
+enum class ActionType : uint8_t {
+  Init,
+  Finalize,
+  CommSize,
+  CommSplit,
+  CommDup,
+  Send,
+  Isend,
+  Recv,
+  Irecv,
+  Test,
+  Wait,
+  WaitAll,
+  SendRecv,
+  Barrier,
+  Bcast,
+  Reduce,
+  AllReduce,
+  AllToAll,
+  AllToAllV,
+  Gather,
+  GatherV,
+  Scatter,
+  ScatterV,
+  AllGather,
+  AllGatherV,
+  ReduceScatter,
+  Scan,
+  ExScan,
+  Compute,
+  Sleep,
+  Location,
+};
+
+/** The trace spelling of an action ("allreduce", "sendRecv", ...). */
+std::string_view action_name(ActionType type);
+/** Looks an action up by its trace spelling; returns false when the name is unknown. */
+bool action_from_name(std::string_view name, ActionType& type);
+
+/**
+ * A trace action with its sizes already converted to bytes.
+ *
+ * Field use by action (counts are in bytes once parsed):
+ *  - send/isend/recv/irecv: peer = partner, tag, bytes (negative: "probe for the size", recv only)
+ *  - wait/test: peer = src, peer2 = dst, tag
+ *  - sendRecv: peer = dst, peer2 = src, bytes = sent, bytes2 = received
+ *  - bcast: bytes, root; reduce: bytes, flops (comp_size), root; allreduce/scan/exscan: bytes, flops
+ *  - alltoall/gather/allgather/scatter: bytes = per-peer send size, bytes2 = per-peer receive size, root
+ *  - gatherv/allgatherv: bytes = send size, vector = receive counts; scatterv: vector = send counts, bytes2 = recv
+ *  - alltoallv: vector = send counts, vector2 = receive counts
+ *  - reducescatter: vector = receive counts, flops
+ *  - compute: flops; sleep: seconds (in flops)
+ */
+struct Action {
+  ActionType type = ActionType::Init;
+  int32_t peer    = 0;
+  int32_t peer2   = 0;
+  int32_t tag     = 0;
+  int32_t root    = 0;
+  uint32_t line   = 0;     // line number in the source file, for messages
+  int64_t bytes   = 0;
+  int64_t bytes2  = 0;
+  double flops    = 0.0;
+  uint32_t vector  = 0;    // offset of a per-rank byte vector in the TraceSet pool
+  uint32_t vector2 = 0;
+};
+
+} // namespace progsim::trace
