@@ -50,8 +50,10 @@ int main(int argc, char** argv)
   progsim::declare_parameters();
   // The same network model and precision as smpirun, so that `ideal` reproduces SMPI's times.
   sg4::Engine engine(&argc, argv);
-  simgrid::config::set_default<std::string>("network/model", "SMPI");
-  simgrid::config::set_default<double>("surf/precision", 1e-9);
+  if (simgrid::config::is_default("network/model"))
+    simgrid::config::set_value<std::string>("network/model", "SMPI");
+  if (simgrid::config::is_default("surf/precision"))
+    simgrid::config::set_value<double>("surf/precision", 1e-9);
   if (argc != 4)
     return usage(argv[0]);
   const std::string platform = argv[1];
