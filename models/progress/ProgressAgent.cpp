@@ -9,10 +9,17 @@ namespace progsim::models::progress {
 
 void ProgressAgent::operator()()
 {
-  sg4::Actor::self()->daemonize();
   for (auto* endpoint : endpoints_)
     endpoint->set_listener(sg4::Actor::self());
-  while (true) {
+  // CPU this agent takes from the ranks for the whole run: busy polling, or cores set aside.
+  std::vector<sg4::ExecPtr> loads;
+  for (int i = 0; i < reserved_cores_; i++) {
+    auto load = sg4::this_actor::exec_init(1e300);
+    load->set_bound(reserved_bound_);
+    load->start();
+    loads.push_back(load);
+  }
+  while (not stopping_) {
     doorbell_ = sg4::this_actor::exec_init(1.0);
     doorbell_->start();
     doorbell_->suspend();
@@ -30,20 +37,22 @@ void ProgressAgent::operator()()
     for (auto* endpoint : endpoints_)
       endpoint->progress();
   }
+  for (auto& load : loads)
+    load->cancel();
+  for (auto* endpoint : endpoints_)
+    endpoint->release_listener();
+}
+
+void ProgressAgent::stop()
+{
+  stopping_ = true;
+  ring();
 }
 
 void ProgressAgent::ring()
 {
   if (doorbell_ && doorbell_->is_suspended())
     doorbell_->resume();
-}
-
-sg4::ExecPtr start_background_load(double bound)
-{
-  auto load = sg4::this_actor::exec_init(1e300);
-  load->set_bound(bound);
-  load->start();
-  return load;
 }
 
 } // namespace progsim::models::progress

@@ -27,15 +27,24 @@ public:
   void operator()();
   /** Makes the agent look again at its endpoints' transfers (one was added behind its back). */
   void ring();
+  /** Keeps `cores` worth of its host busy (bound in flop/s each) for as long as the agent runs. */
+  void reserve(int cores, double bound)
+  {
+    reserved_cores_ = cores;
+    reserved_bound_ = bound;
+  }
+  /** Asks the agent to end once every rank is done (it is not a daemon: it ends cleanly). */
+  void stop();
 
 private:
   std::vector<mpi::Endpoint*> endpoints_;
   Hook before_steps_;
   // A suspended one-flop execution the agent waits on beside its transfers; resuming it wakes the agent.
   simgrid::s4u::ExecPtr doorbell_;
+  int reserved_cores_    = 0;
+  double reserved_bound_ = 0;
+  bool stopping_         = false;
 };
 
-/** A computation that keeps `bound` flop/s of its host busy until cancelled: CPU taken away from the ranks. */
-simgrid::s4u::ExecPtr start_background_load(double bound);
 
 } // namespace progsim::models::progress

@@ -39,13 +39,10 @@ public:
       sg4::Host* host = endpoints.front()->host();
       for (auto* endpoint : endpoints)
         agent_of_[endpoint->rank()] = agent;
-      int cores = cores_;
-      sg4::Actor::create("progress-core-" + host->get_name(), host, [this, agent, cores]() {
-        // The reserved cores are busy for the whole run, whatever the agent does: the ranks cannot use them.
-        for (int i = 0; i < cores; i++)
-          loads_.push_back(start_background_load(sg4::this_actor::get_host()->get_speed()));
-        (*agent)();
-      });
+      // The reserved cores are busy for the whole run, whatever the agent does: the ranks cannot use them.
+      agent->reserve(cores_, host->get_speed());
+      agents_.push_back(agent);
+      sg4::Actor::create("progress-core-" + host->get_name(), host, [agent]() { (*agent)(); });
     }
   }
 
@@ -61,9 +58,8 @@ public:
 
   void stop(mpi::World&) override
   {
-    for (auto& load : loads_)
-      load->cancel();
-    loads_.clear();
+    for (auto& agent : agents_)
+      agent->stop();
   }
 
 private:
@@ -71,7 +67,7 @@ private:
   int cores_;
   double step_cost_;
   std::vector<std::shared_ptr<ProgressAgent>> agent_of_;
-  std::vector<sg4::ExecPtr> loads_;
+  std::vector<std::shared_ptr<ProgressAgent>> agents_;
 };
 } // namespace
 

@@ -39,6 +39,7 @@ public:
       auto agent = std::make_shared<ProgressAgent>(endpoints, nullptr);
       for (auto* endpoint : endpoints)
         agent_of_[endpoint->rank()] = agent;
+      agents_.push_back(agent);
       sg4::Actor::create("nic-" + std::to_string(node), endpoints.front()->host(), [agent]() { (*agent)(); });
     }
   }
@@ -61,9 +62,16 @@ public:
       agent_of_[endpoint.rank()]->ring();
   }
 
+  void stop(mpi::World&) override
+  {
+    for (auto& agent : agents_)
+      agent->stop();
+  }
+
 private:
   double latency_;
   std::vector<std::shared_ptr<ProgressAgent>> agent_of_;
+  std::vector<std::shared_ptr<ProgressAgent>> agents_;
 };
 } // namespace
 

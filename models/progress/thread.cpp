@@ -37,12 +37,9 @@ public:
       auto agent = std::make_shared<ProgressAgent>(std::vector<mpi::Endpoint*>{&endpoint},
                                                    [this, &endpoint]() { wait_for_poll(endpoint); });
       agents_[rank] = agent;
-      double share  = polling_share();
-      sg4::Actor::create("progress-thread-" + std::to_string(rank), endpoint.host(), [this, agent, share]() {
-        if (share > 0)
-          loads_.push_back(start_background_load(share * sg4::this_actor::get_host()->get_speed()));
-        (*agent)();
-      });
+      if (polling_share() > 0) // idle polling keeps part of a core busy
+        agent->reserve(1, polling_share() * endpoint.host()->get_speed());
+      sg4::Actor::create("progress-thread-" + std::to_string(rank), endpoint.host(), [agent]() { (*agent)(); });
     }
   }
 
@@ -59,9 +56,8 @@ public:
 
   void stop(mpi::World&) override
   {
-    for (auto& load : loads_)
-      load->cancel();
-    loads_.clear();
+    for (auto& agent : agents_)
+      agent->stop();
   }
 
   double background_cpu_seconds(const mpi::Endpoint&, double lifetime) const override
@@ -85,7 +81,6 @@ private:
   double interval_;
   double poll_cost_;
   std::vector<std::shared_ptr<ProgressAgent>> agents_;
-  std::vector<sg4::ExecPtr> loads_;
 };
 } // namespace
 

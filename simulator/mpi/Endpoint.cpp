@@ -58,6 +58,15 @@ void Endpoint::set_listener(sg4::ActorPtr listener)
   inbox_->set_receiver(listener);
 }
 
+void Endpoint::release_listener()
+{
+  if (inbox_get_) {
+    inbox_get_->cancel();
+    inbox_get_ = nullptr;
+  }
+  inbox_->set_receiver(nullptr);
+}
+
 void Endpoint::deliver(int destination, Message* message, int64_t bytes)
 {
   bytes_sent_ += bytes;

@@ -51,6 +51,8 @@ public:
   std::vector<simgrid::s4u::ActivityPtr> activities();
   /** Makes `listener` the receiver of this endpoint's inbox: messages land even while it is busy. */
   void set_listener(simgrid::s4u::ActorPtr listener);
+  /** The listener stops: its pending receive on the inbox is withdrawn. */
+  void release_listener();
 
   /** Blocks the calling rank until `request` completes, driving progress itself if the mechanism says so. */
   void wait(const RequestPtr& request);
