@@ -399,12 +399,12 @@ std::string resolve_listed(const std::string& entry, const std::filesystem::path
 
 } // namespace
 
-TraceSet read_traces(const std::string& path)
+namespace {
+/** One file holding the lines of every rank: split them by rank, then parse each rank's lines in order. */
+TraceSet read_shared(const std::string& path)
 {
-  if (not std::filesystem::is_regular_file(path))
-    throw TraceError(path + ": no such trace file");
   TraceSet set;
-  if (first_line_is_action(path)) {
+  {
     // One shared file: split its lines by rank first, then parse each rank's lines in order.
     std::ifstream in(path);
     std::vector<std::ostringstream> per_rank;
@@ -436,9 +436,19 @@ TraceSet read_traces(const std::string& path)
       for (auto& action : set.ranks[r].actions) // report lines of the shared file, not of the split
         action.line = numbers[r][action.line - 1];
     }
-    return set;
   }
+  return set;
+}
+} // namespace
 
+TraceSet read_traces(const std::string& path)
+{
+  if (not std::filesystem::is_regular_file(path))
+    throw TraceError(path + ": no such trace file");
+  if (first_line_is_action(path))
+    return read_shared(path);
+
+  TraceSet set;
   std::ifstream list(path);
   std::vector<std::string> files;
   std::string line;
@@ -460,6 +470,8 @@ TraceSet read_traces(const std::string& path)
   }
   if (files.empty())
     throw TraceError(path + ": empty trace list (expected one trace file per line)");
+  if (files.size() == 1) // as in SMPI: a list of one file names a trace shared by all ranks
+    return read_shared(files.front());
   const int world = static_cast<int>(files.size());
   set.ranks.resize(world);
   for (int r = 0; r < world; r++) {

@@ -1,0 +1,5 @@
+import sys
+
+from progsim.cli import main
+
+sys.exit(main())

@@ -1,0 +1,66 @@
+"""Runs progsim-engine (and, for cross-checks, stock SMPI replay) on a compiled platform."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from progsim.platform import Compiled
+
+PROGRESS_MECHANISMS = ("none", "thread", "dedicated-core", "offload", "ideal")
+REPOSITORY = Path(__file__).resolve().parent.parent
+
+
+def engine_binary() -> Path:
+    """The engine built by `make setup` (build/progsim-engine), or $PROGSIM_ENGINE."""
+    candidates = [os.environ.get("PROGSIM_ENGINE", ""), str(REPOSITORY / "build" / "progsim-engine"),
+                  shutil.which("progsim-engine") or ""]
+    for candidate in candidates:
+        if candidate and Path(candidate).is_file():
+            return Path(candidate)
+    raise FileNotFoundError("progsim-engine is not built: run 'make setup' first (or set PROGSIM_ENGINE)")
+
+
+@dataclass
+class EngineRun:
+    returncode: int
+    stdout: str
+    stderr: str
+    results: dict[str, Any] | None
+
+
+def replay(trace: Path, compiled: Compiled, progress: str, out: Path | None = None, timeline: Path | None = None,
+           settings: list[str] | None = None, log: str | None = None) -> EngineRun:
+    """Runs the engine; `settings` are extra `name:value` overrides of progsim/ parameters or SimGrid options."""
+    arguments = [str(engine_binary()), str(compiled.platform_xml), str(compiled.hostfile), str(trace),
+                 *compiled.engine_config, f"--cfg=progsim/progress:{progress}"]
+    if out is not None:
+        arguments.append(f"--cfg=progsim/out:{out}")
+    if timeline is not None:
+        arguments.append(f"--cfg=progsim/timeline:{timeline}")
+    for setting in settings or []:
+        key = setting if "/" in setting.split(":", 1)[0] else f"progsim/{setting}"
+        arguments.append(f"--cfg={key}")
+    arguments.append(f"--log=root.thres:{log or 'critical'}")
+    done = subprocess.run(arguments, capture_output=True, text=True)
+    results = json.loads(out.read_text()) if out is not None and done.returncode == 0 and out.is_file() else None
+    return EngineRun(done.returncode, done.stdout, done.stderr, results)
+
+
+def smpi_replay_time(trace: Path, compiled: Compiled, extra: list[str] | None = None) -> float:
+    """The simulated time that stock `smpirun -replay` (SimGrid 3.32) prints for this trace and platform."""
+    arguments = ["smpirun", "-np", str(compiled.ranks), "-platform", str(compiled.platform_xml), "-hostfile",
+                 str(compiled.hostfile), "-replay", str(trace), "--cfg=smpi/display-timing:yes",
+                 "--log=smpi_config.thres:warning", "--log=xbt_cfg.thres:warning", *(extra or [])]
+    done = subprocess.run(arguments, capture_output=True, text=True)
+    # display-timing prints the clock at the end with 6 significant digits (the replay's own line has 6 decimals).
+    match = re.search(r"Simulated time: ([0-9.eE+-]+) seconds", done.stderr + done.stdout)
+    if done.returncode != 0 or not match:
+        raise RuntimeError(f"smpirun failed ({done.returncode}):\n{done.stderr[-2000:]}")
+    return float(match.group(1))

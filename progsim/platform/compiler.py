@@ -1,0 +1,203 @@
+"""Compiles a platform YAML into a standard SimGrid XML platform, a hostfile and the engine's parameters.
+
+Layout of the XML (one top zone routed with Dijkstra over zones, each zone with one gateway):
+  - a zone per NUMA domain `n<i>.d<j>.zone`: the host `n<i>.d<j>` (its cores) and the memory bus link that every
+    shared-memory copy and every NIC transfer of that domain crosses;
+  - a zone per NIC `n<i>.nic<k>`, joined to its NUMA domain by the NIC's own link (bandwidth, latency) and to
+    its switch by a cable of the interconnect;
+  - NUMA domains of a node joined by the node's inter-socket link;
+  - a zone per switch of the topology, joined by cables.
+Both progsim-engine and stock smpirun read these files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from xml.sax.saxutils import quoteattr
+
+from progsim.errors import InputError
+from progsim.platform import topology
+from progsim.platform.model import Platform
+
+
+@dataclass(frozen=True)
+class Compiled:
+    directory: Path
+    platform_xml: Path
+    hostfile: Path
+    engine_config: list[str]  # --cfg=... arguments for progsim-engine
+    ranks: int
+
+
+def _num(value: float) -> str:
+    return repr(float(value))
+
+
+class _Xml:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.depth = 0
+
+    def open(self, tag: str, **attributes: str) -> None:
+        self.lines.append("  " * self.depth + f"<{tag}{self._attrs(attributes)}>")
+        self.depth += 1
+
+    def close(self, tag: str) -> None:
+        self.depth -= 1
+        self.lines.append("  " * self.depth + f"</{tag}>")
+
+    def leaf(self, tag: str, **attributes: str) -> None:
+        self.lines.append("  " * self.depth + f"<{tag}{self._attrs(attributes)}/>")
+
+    @staticmethod
+    def _attrs(attributes: dict[str, str]) -> str:
+        return "".join(f" {k.rstrip('_')}={quoteattr(str(v))}" for k, v in attributes.items())
+
+
+def _route(xml: _Xml, src: str, dst: str, links: list[str], zone: bool, gw_src: str = "", gw_dst: str = "") -> None:
+    if zone:
+        xml.open("zoneRoute", src=f"{src}.zone", dst=f"{dst}.zone", gw_src=gw_src, gw_dst=gw_dst)
+    else:
+        xml.open("route", src=src, dst=dst)
+    for link in links:
+        xml.leaf("link_ctn", id=link)
+    xml.close("zoneRoute" if zone else "route")
+
+
+def platform_xml(platform: Platform) -> str:
+    node = platform.node
+    graph = topology.build(platform.interconnect, platform.nodes)
+    xml = _Xml()
+    xml.lines += ["<?xml version='1.0'?>", '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">',
+                  f"<!-- {platform.name}: compiled by progsim from {platform.source.name}. -->"]
+    xml.open("platform", version="4.1")
+    xml.open("zone", id=platform.name, routing="DijkstraCache")
+    offload = ",".join(sorted({item for nic in platform.nics for item in nic.offload}))
+    for i in range(platform.nodes):
+        for d in range(node.numa_domains):
+            domain = f"n{i}.d{d}"
+            xml.open("zone", id=f"{domain}.zone", routing="Full")
+            xml.open("host", id=domain, speed=_num(node.core_speed), core=str(node.cores_per_numa))
+            xml.leaf("prop", id="progsim:node", value=f"n{i}")
+            xml.leaf("prop", id="progsim:numa", value=str(d))
+            xml.leaf("prop", id="progsim:nic-offload", value=offload)
+            xml.close("host")
+            xml.leaf("router", id=f"{domain}.gw")
+            xml.leaf("link", id=f"{domain}.membus", bandwidth=_num(node.memory.bandwidth),
+                     latency=_num(node.memory.latency))
+            _route(xml, domain, domain, [f"{domain}.membus"], zone=False)
+            _route(xml, domain, f"{domain}.gw", [f"{domain}.membus"], zone=False)
+            xml.close("zone")
+        for k in range(len(platform.nics)):
+            xml.open("zone", id=f"n{i}.nic{k}.zone", routing="Full")
+            xml.leaf("router", id=f"n{i}.nic{k}.gw")
+            xml.close("zone")
+    for switch in graph.switches:
+        xml.open("zone", id=f"{switch}.zone", routing="Full")
+        xml.leaf("router", id=f"{switch}.gw")
+        xml.close("zone")
+
+    link = platform.interconnect.link
+    for i in range(platform.nodes):
+        if node.numa_domains > 1:
+            xml.leaf("link", id=f"n{i}.fabric", bandwidth=_num(node.inter_socket.bandwidth),
+                     latency=_num(node.inter_socket.latency))
+        for k, nic in enumerate(platform.nics):
+            xml.leaf("link", id=f"n{i}.nic{k}", bandwidth=_num(nic.bandwidth), latency=_num(nic.latency))
+            xml.leaf("link", id=f"n{i}.nic{k}.cable", bandwidth=_num(link.bandwidth), latency=_num(link.latency),
+                     sharing_policy="SPLITDUPLEX")
+    for a, b, count in graph.cables:
+        xml.leaf("link", id=f"{a}--{b}", bandwidth=_num(link.bandwidth * count), latency=_num(link.latency),
+                 sharing_policy="SPLITDUPLEX")
+
+    def duplex(src: str, dst: str, link_id: str, gw_src: str, gw_dst: str) -> None:
+        """A cable carries each direction on its own (full duplex)."""
+        for (s, d, gs, gd, direction) in ((src, dst, gw_src, gw_dst, "UP"), (dst, src, gw_dst, gw_src, "DOWN")):
+            xml.open("zoneRoute", src=f"{s}.zone", dst=f"{d}.zone", gw_src=gs, gw_dst=gd, symmetrical="NO")
+            xml.leaf("link_ctn", id=link_id, direction=direction)
+            xml.close("zoneRoute")
+
+    for i in range(platform.nodes):
+        for d1 in range(node.numa_domains):
+            for d2 in range(d1 + 1, node.numa_domains):
+                _route(xml, f"n{i}.d{d1}", f"n{i}.d{d2}", [f"n{i}.fabric"], zone=True,
+                       gw_src=f"n{i}.d{d1}.gw", gw_dst=f"n{i}.d{d2}.gw")
+        for k, nic in enumerate(platform.nics):
+            _route(xml, f"n{i}.d{nic.numa}", f"n{i}.nic{k}", [f"n{i}.nic{k}"], zone=True,
+                   gw_src=f"n{i}.d{nic.numa}.gw", gw_dst=f"n{i}.nic{k}.gw")
+            switch = graph.node_switch[i]
+            duplex(f"n{i}.nic{k}", switch, f"n{i}.nic{k}.cable", f"n{i}.nic{k}.gw", f"{switch}.gw")
+    for a, b, _ in graph.cables:
+        duplex(a, b, f"{a}--{b}", f"{a}.gw", f"{b}.gw")
+    xml.close("zone")
+    xml.close("platform")
+    return "\n".join(xml.lines) + "\n"
+
+
+def placement(platform: Platform, ranks: int) -> list[str]:
+    """The host of each rank, by the platform's placement policy."""
+    if ranks > platform.capacity:
+        raise InputError(f"{platform.source}: placement: {ranks} ranks do not fit: the platform places at most "
+                         f"{platform.capacity} ({platform.nodes} nodes x {platform.placement.ranks_per_node} ranks "
+                         f"per node)")
+    per_node = platform.placement.ranks_per_node
+    domains = platform.node.numa_domains
+    hosts = []
+    for rank in range(ranks):
+        if platform.placement.policy == "round-robin":
+            node, slot = rank % platform.nodes, rank // platform.nodes
+        else:
+            node, slot = rank // per_node, rank % per_node
+        if platform.placement.policy == "numa":
+            domain = slot % domains  # alternate between the node's NUMA domains
+        else:
+            domain = min(slot // platform.node.cores_per_numa, domains - 1)  # fill a domain before the next
+        hosts.append(f"n{node}.d{domain}")
+    return hosts
+
+
+def engine_config(platform: Platform) -> list[str]:
+    mpi, progress = platform.mpi, platform.progress
+    values = {
+        "eager-threshold": mpi.network.eager_threshold,
+        "rendezvous": mpi.network.rendezvous,
+        "fragment-size": mpi.network.fragment_size,
+        "shm-eager-threshold": mpi.shared_memory.eager_threshold,
+        "shm-rendezvous": mpi.shared_memory.rendezvous,
+        "shm-fragment-size": mpi.shared_memory.fragment_size,
+        "overhead-send": mpi.overhead_send,
+        "overhead-recv": mpi.overhead_recv,
+        "overhead-step": mpi.overhead_step,
+        "thread-poll-interval": progress.thread_poll_interval,
+        "thread-poll-cost": progress.thread_poll_cost,
+        "dedicated-per": progress.dedicated_per,
+        "dedicated-cores": progress.dedicated_cores,
+        "dedicated-step-cost": progress.dedicated_step_cost,
+        "offload-step-latency": progress.offload_step_latency,
+    }
+    return [f"--cfg=progsim/{key}:{value}" for key, value in values.items()]
+
+
+def compile_platform(platform: Platform, directory: Path, ranks: int | None = None) -> Compiled:
+    """Writes platform.xml, hostfile and engine.cfg into `directory` (created if needed)."""
+    ranks = platform.capacity if ranks is None else ranks
+    hosts = placement(platform, ranks)
+    directory.mkdir(parents=True, exist_ok=True)
+    xml_path, hostfile, config_path = directory / "platform.xml", directory / "hostfile", directory / "engine.cfg"
+    xml_path.write_text(platform_xml(platform))
+    hostfile.write_text("\n".join(hosts) + "\n")
+    config = engine_config(platform)
+    config_path.write_text("\n".join(config) + "\n")
+    return Compiled(directory, xml_path, hostfile, config, ranks)
+
+
+def load_compiled(directory: Path) -> Compiled:
+    """A directory compiled earlier (or written by hand: platform.xml and hostfile, engine.cfg optional)."""
+    xml_path, hostfile, config_path = directory / "platform.xml", directory / "hostfile", directory / "engine.cfg"
+    for required in (xml_path, hostfile):
+        if not required.is_file():
+            raise InputError(f"{directory}: a compiled platform folder needs {required.name}")
+    config = config_path.read_text().split() if config_path.is_file() else []
+    ranks = sum(1 for line in hostfile.read_text().splitlines() if line.strip())
+    return Compiled(directory, xml_path, hostfile, config, ranks)

@@ -1,0 +1,318 @@
+"""The platform description: nodes, NICs, interconnect, MPI protocol, progress and placement parameters.
+
+Every number is in SI base units (bytes, seconds, flop/s, bytes/s). `load_platform` validates a YAML file
+against this shape and reports the first problem with its file:line and YAML path.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from progsim.errors import InputError
+from progsim.platform.yamlsource import Located, load_located
+
+TOPOLOGIES = ("flat", "fat-tree", "torus", "dragonfly")
+RENDEZVOUS = ("get", "put", "pipelined")
+OFFLOADS = ("matching", "rendezvous", "collectives")
+PLACEMENTS = ("block", "round-robin", "numa")
+
+
+@dataclass(frozen=True)
+class LinkSpec:
+    bandwidth: float  # bytes/s
+    latency: float  # s
+
+
+@dataclass(frozen=True)
+class NodeSpec:
+    sockets: int
+    numa_per_socket: int
+    cores_per_numa: int
+    core_speed: float  # flop/s per core
+    memory: LinkSpec  # per NUMA domain
+    inter_socket: LinkSpec | None
+
+    @property
+    def numa_domains(self) -> int:
+        return self.sockets * self.numa_per_socket
+
+    @property
+    def cores(self) -> int:
+        return self.numa_domains * self.cores_per_numa
+
+
+@dataclass(frozen=True)
+class NicSpec:
+    numa: int
+    bandwidth: float
+    latency: float
+    offload: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class InterconnectSpec:
+    topology: str
+    link: LinkSpec
+    fat_tree: dict[str, list[int]] | None = None
+    torus: list[int] | None = None
+    dragonfly: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class TransportSpec:
+    eager_threshold: int
+    rendezvous: str
+    fragment_size: int
+
+
+@dataclass(frozen=True)
+class MpiSpec:
+    network: TransportSpec
+    shared_memory: TransportSpec
+    overhead_send: float
+    overhead_recv: float
+    overhead_step: float
+
+
+@dataclass(frozen=True)
+class ProgressSpec:
+    thread_poll_interval: float
+    thread_poll_cost: float
+    dedicated_per: str
+    dedicated_cores: int
+    dedicated_step_cost: float
+    offload_step_latency: float
+
+
+@dataclass(frozen=True)
+class PlacementSpec:
+    policy: str
+    ranks_per_node: int
+
+
+@dataclass(frozen=True)
+class Platform:
+    name: str
+    description: str
+    source: Path
+    nodes: int
+    node: NodeSpec
+    nics: tuple[NicSpec, ...]
+    interconnect: InterconnectSpec
+    mpi: MpiSpec
+    progress: ProgressSpec
+    placement: PlacementSpec
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def capacity(self) -> int:
+        """How many ranks the placement can hold."""
+        return self.nodes * self.placement.ranks_per_node
+
+
+_UNITS = {"": 1.0, "k": 1e3, "m": 1e-3, "u": 1e-6, "µ": 1e-6, "n": 1e-9, "M": 1e6, "G": 1e9, "T": 1e12,
+          "Ki": 1024.0, "Mi": 1024.0**2, "Gi": 1024.0**3, "Ti": 1024.0**4}
+_QUANTITY = re.compile(r"^\s*([0-9.eE+-]+)\s*(Ki|Mi|Gi|Ti|k|M|G|T|m|u|µ|n|)\s*(B|Bps|B/s|s|f|flops|)\s*$")
+
+
+def parse_quantity(value: Any) -> float:
+    """A plain number, or a number with an SI or binary prefix and an optional unit: '12.5GBps', '1us', '64KiB'."""
+    if isinstance(value, bool):
+        raise ValueError("a boolean is not a number")
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        match = _QUANTITY.match(value)
+        if match:
+            return float(match.group(1)) * _UNITS[match.group(2)]
+    raise ValueError(f"'{value}' is not a number (plain, or with a unit such as 12.5GBps, 1us, 64KiB, 2.3Gf)")
+
+
+class _Reader:
+    """Reads typed values out of the located YAML, raising errors that name file:line and path."""
+
+    def __init__(self, source: Located):
+        self.source = source
+
+    def section(self, data: Any, path: str, required: set[str], optional: set[str] = frozenset()) -> dict[str, Any]:
+        if not isinstance(data, dict):
+            raise self.source.error(path or "(top)", f"expected a mapping with keys {sorted(required | optional)}")
+        unknown = sorted(set(data) - required - optional)
+        if unknown:
+            child = f"{path}.{unknown[0]}" if path else unknown[0]
+            raise self.source.error(child, f"unknown key '{unknown[0]}' (expected one of: "
+                                           f"{', '.join(sorted(required | optional))})")
+        missing = sorted(required - set(data))
+        if missing:
+            raise self.source.error(path or "(top)", f"missing key '{missing[0]}'")
+        return data
+
+    def number(self, data: dict[str, Any], key: str, path: str, check: Callable[[float], bool] = lambda v: v >= 0,
+               expected: str = "a non-negative number") -> float:
+        where = f"{path}.{key}" if path else key
+        try:
+            value = parse_quantity(data[key])
+        except ValueError as error:
+            raise self.source.error(where, str(error)) from None
+        if not math.isfinite(value) or not check(value):
+            raise self.source.error(where, f"expected {expected}, got {data[key]!r}")
+        return value
+
+    def positive(self, data: dict[str, Any], key: str, path: str) -> float:
+        return self.number(data, key, path, lambda v: v > 0, "a positive number")
+
+    def integer(self, data: dict[str, Any], key: str, path: str, minimum: int = 1) -> int:
+        where = f"{path}.{key}" if path else key
+        value = data[key]
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise self.source.error(where, f"expected an integer >= {minimum}, got {value!r}")
+        return value
+
+    def choice(self, data: dict[str, Any], key: str, path: str, choices: tuple[str, ...]) -> str:
+        value = data[key]
+        if value not in choices:
+            raise self.source.error(f"{path}.{key}" if path else key,
+                                    f"expected one of {', '.join(choices)}, got {value!r}")
+        return value
+
+    def link(self, data: Any, path: str) -> LinkSpec:
+        section = self.section(data, path, {"bandwidth", "latency"})
+        return LinkSpec(self.positive(section, "bandwidth", path), self.number(section, "latency", path))
+
+    def int_list(self, data: Any, path: str, length: int | None = None) -> list[int]:
+        if not isinstance(data, list) or not data or any(isinstance(v, bool) or not isinstance(v, int) or v < 1
+                                                          for v in data):
+            raise self.source.error(path, f"expected a list of positive integers, got {data!r}")
+        if length is not None and len(data) != length:
+            raise self.source.error(path, f"expected {length} entries, got {len(data)}")
+        return list(data)
+
+
+def _transport(reader: _Reader, data: dict[str, Any], path: str, defaults: TransportSpec | None) -> TransportSpec:
+    keys = {"eager_threshold", "rendezvous"}
+    section = reader.section(data, path, keys if defaults is None else set(), keys | {"fragment_size"})
+    fallback = defaults or TransportSpec(65536, "get", 131072)
+    return TransportSpec(
+        int(reader.number(section, "eager_threshold", path)) if "eager_threshold" in section
+        else fallback.eager_threshold,
+        reader.choice(section, "rendezvous", path, RENDEZVOUS) if "rendezvous" in section else fallback.rendezvous,
+        int(reader.positive(section, "fragment_size", path)) if "fragment_size" in section else fallback.fragment_size,
+    )
+
+
+def _topology_nodes(reader: _Reader, inter: InterconnectSpec) -> int | None:
+    if inter.topology == "fat-tree":
+        return math.prod(inter.fat_tree["down"])
+    if inter.topology == "torus":
+        return math.prod(inter.torus)
+    if inter.topology == "dragonfly":
+        d = inter.dragonfly
+        return d["groups"][0] * d["chassis"][0] * d["routers"][0] * d["nodes_per_router"]
+    return None
+
+
+def load_platform(path: str | Path) -> Platform:
+    """Reads and validates a platform YAML file; raises InputError naming file:line and the YAML path."""
+    source = load_located(Path(path))
+    r = _Reader(source)
+    top = r.section(source.data, "", {"name", "nodes", "node", "interconnect", "mpi", "placement"},
+                    {"description", "nics", "progress", "sources"})
+
+    node_data = r.section(top["node"], "node", {"sockets", "numa_per_socket", "cores_per_numa", "core_speed",
+                                                 "memory"}, {"inter_socket"})
+    node = NodeSpec(
+        r.integer(node_data, "sockets", "node"), r.integer(node_data, "numa_per_socket", "node"),
+        r.integer(node_data, "cores_per_numa", "node"), r.positive(node_data, "core_speed", "node"),
+        r.link(node_data["memory"], "node.memory"),
+        r.link(node_data["inter_socket"], "node.inter_socket") if "inter_socket" in node_data else None)
+    if node.numa_domains > 1 and node.inter_socket is None:
+        raise source.error("node", "a node with several NUMA domains needs 'inter_socket' (bandwidth, latency)")
+
+    nics_data = top.get("nics", []) or []
+    if not isinstance(nics_data, list):
+        raise source.error("nics", "expected a list of NICs")
+    nics = []
+    for i, nic_data in enumerate(nics_data):
+        where = f"nics[{i}]"
+        section = r.section(nic_data, where, {"numa", "bandwidth", "latency"}, {"offload"})
+        numa = r.integer(section, "numa", where, minimum=0)
+        if numa >= node.numa_domains:
+            raise source.error(f"{where}.numa", f"NUMA domain {numa} does not exist (the node has "
+                                                f"{node.numa_domains}: 0..{node.numa_domains - 1})")
+        offload = section.get("offload", []) or []
+        if not isinstance(offload, list) or any(item not in OFFLOADS for item in offload):
+            raise source.error(f"{where}.offload", f"expected a list drawn from {', '.join(OFFLOADS)}, got {offload!r}")
+        nics.append(NicSpec(numa, r.positive(section, "bandwidth", where), r.number(section, "latency", where),
+                            tuple(offload)))
+
+    nodes = r.integer(top, "nodes", "")
+    if nodes > 1 and not nics:
+        raise source.error("nics", "a platform of several nodes needs at least one NIC per node")
+
+    inter_data = r.section(top["interconnect"], "interconnect", {"topology", "link"},
+                           {"fat_tree", "torus", "dragonfly"})
+    topology = r.choice(inter_data, "topology", "interconnect", TOPOLOGIES)
+    link = r.link(inter_data["link"], "interconnect.link")
+    fat_tree = torus = dragonfly = None
+    if topology == "fat-tree":
+        if "fat_tree" not in inter_data:
+            raise source.error("interconnect", "topology fat-tree needs 'fat_tree: {levels, down, up, parallel}'")
+        ft = r.section(inter_data["fat_tree"], "interconnect.fat_tree", {"levels", "down", "up", "parallel"})
+        levels = r.integer(ft, "levels", "interconnect.fat_tree")
+        fat_tree = {k: r.int_list(ft[k], f"interconnect.fat_tree.{k}", levels) for k in ("down", "up", "parallel")}
+    elif topology == "torus":
+        if "torus" not in inter_data:
+            raise source.error("interconnect", "topology torus needs 'torus: {dimensions: [x, y, z]}'")
+        torus = r.int_list(r.section(inter_data["torus"], "interconnect.torus", {"dimensions"})["dimensions"],
+                           "interconnect.torus.dimensions")
+    elif topology == "dragonfly":
+        if "dragonfly" not in inter_data:
+            raise source.error("interconnect", "topology dragonfly needs 'dragonfly: {groups, chassis, routers, "
+                                               "nodes_per_router}'")
+        df = r.section(inter_data["dragonfly"], "interconnect.dragonfly",
+                       {"groups", "chassis", "routers", "nodes_per_router"})
+        dragonfly = {k: r.int_list(df[k], f"interconnect.dragonfly.{k}", 2) for k in ("groups", "chassis", "routers")}
+        dragonfly["nodes_per_router"] = r.integer(df, "nodes_per_router", "interconnect.dragonfly")
+    interconnect = InterconnectSpec(topology, link, fat_tree, torus, dragonfly)
+    expected_nodes = _topology_nodes(r, interconnect)
+    if expected_nodes is not None and expected_nodes != nodes:
+        raise source.error("nodes", f"the {topology} topology has {expected_nodes} nodes but 'nodes' is {nodes}")
+
+    mpi_data = r.section(top["mpi"], "mpi", {"eager_threshold", "rendezvous"},
+                         {"fragment_size", "overheads", "shared_memory"})
+    network = _transport(r, {k: v for k, v in mpi_data.items() if k in ("eager_threshold", "rendezvous",
+                                                                       "fragment_size")}, "mpi", None)
+    shared = _transport(r, mpi_data.get("shared_memory", {}) or {}, "mpi.shared_memory", network)
+    overheads = r.section(mpi_data.get("overheads", {}) or {}, "mpi.overheads", set(), {"send", "recv", "step"})
+    default_overheads = {"send": 5e-7, "recv": 5e-7, "step": 2e-7}
+    o = {k: r.number(overheads, k, "mpi.overheads") if k in overheads else v for k, v in default_overheads.items()}
+    mpi = MpiSpec(network, shared, o["send"], o["recv"], o["step"])
+
+    progress_data = r.section(top.get("progress", {}) or {}, "progress", set(), {"thread", "dedicated_core",
+                                                                                  "offload"})
+    thread = r.section(progress_data.get("thread", {}) or {}, "progress.thread", set(), {"poll_interval", "poll_cost"})
+    dedicated = r.section(progress_data.get("dedicated_core", {}) or {}, "progress.dedicated_core", set(),
+                          {"per", "cores", "step_cost"})
+    offload = r.section(progress_data.get("offload", {}) or {}, "progress.offload", set(), {"step_latency"})
+    progress = ProgressSpec(
+        r.number(thread, "poll_interval", "progress.thread") if "poll_interval" in thread else 1e-6,
+        r.number(thread, "poll_cost", "progress.thread") if "poll_cost" in thread else 1e-7,
+        r.choice(dedicated, "per", "progress.dedicated_core", ("node", "numa")) if "per" in dedicated else "node",
+        r.integer(dedicated, "cores", "progress.dedicated_core") if "cores" in dedicated else 1,
+        r.number(dedicated, "step_cost", "progress.dedicated_core") if "step_cost" in dedicated else 2e-7,
+        r.number(offload, "step_latency", "progress.offload") if "step_latency" in offload else 5e-7)
+
+    placement_data = r.section(top["placement"], "placement", {"policy"}, {"ranks_per_node"})
+    ranks_per_node = (r.integer(placement_data, "ranks_per_node", "placement") if "ranks_per_node" in placement_data
+                      else node.cores)
+    placement = PlacementSpec(r.choice(placement_data, "policy", "placement", PLACEMENTS), ranks_per_node)
+
+    name = top["name"]
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]*", name):
+        raise source.error("name", f"expected an identifier (letters, digits, - and _), got {name!r}")
+    return Platform(name, str(top.get("description", "")), Path(path), nodes, node, tuple(nics), interconnect, mpi,
+                    progress, placement)
