@@ -80,6 +80,12 @@ def command_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def command_scenario(args: argparse.Namespace) -> int:
+    from progsim.scenario import main_scenario
+
+    return main_scenario(Path(args.scenario))
+
+
 def get_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="progsim", description="Replay SMPI time-independent traces with explicit MPI progression.",
@@ -101,6 +107,12 @@ def get_parser() -> argparse.ArgumentParser:
                          "(progsim-engine --help-cfg lists them)")
     rp.add_argument("--log", help="SimGrid log threshold of the engine (default: critical)")
     rp.set_defaults(run=command_replay)
+
+    sc = commands.add_parser("scenario", help="replay a scenario's trace under each of its progress mechanisms",
+                             description="Runs a scenario YAML (platform, trace, mechanisms) and prints a table "
+                                         "comparing the mechanisms.")
+    sc.add_argument("scenario", help="scenario YAML, e.g. scenarios/default.yaml")
+    sc.set_defaults(run=command_scenario)
 
     platform = commands.add_parser("platform", help="check or compile platform descriptions")
     pc = platform.add_subparsers(dest="platform_command", required=True)

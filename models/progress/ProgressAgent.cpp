@@ -20,20 +20,24 @@ void ProgressAgent::operator()()
     loads.push_back(load);
   }
   while (not stopping_) {
+    rung_     = false;
     doorbell_ = sg4::this_actor::exec_init(1.0);
     doorbell_->start();
     doorbell_->suspend();
-    std::vector<sg4::ActivityPtr> watched{doorbell_};
-    for (auto* endpoint : endpoints_)
-      for (auto& activity : endpoint->activities())
-        watched.push_back(activity);
-    ssize_t which = sg4::Activity::wait_any(watched);
-    if (which != 0) {
-      doorbell_->cancel();
-      if (before_steps_)
-        before_steps_();
+    // Starting and suspending the doorbell yield to other actors: a ring in between must not be lost.
+    bool woken_by_bell = rung_ || stopping_;
+    if (not woken_by_bell) {
+      std::vector<sg4::ActivityPtr> watched{doorbell_};
+      for (auto* endpoint : endpoints_)
+        for (auto& activity : endpoint->activities())
+          watched.push_back(activity);
+      woken_by_bell = sg4::Activity::wait_any(watched) == 0;
     }
+    if (not doorbell_->test())
+      doorbell_->cancel();
     doorbell_ = nullptr;
+    if (not woken_by_bell && before_steps_)
+      before_steps_();
     for (auto* endpoint : endpoints_)
       endpoint->progress();
   }
@@ -51,6 +55,7 @@ void ProgressAgent::stop()
 
 void ProgressAgent::ring()
 {
+  rung_ = true;
   if (doorbell_ && doorbell_->is_suspended())
     doorbell_->resume();
 }

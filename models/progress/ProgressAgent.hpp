@@ -44,6 +44,7 @@ private:
   int reserved_cores_    = 0;
   double reserved_bound_ = 0;
   bool stopping_         = false;
+  bool rung_             = false;
 };
 
 

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what progsim needs on Debian (only what is missing), then builds the engine. Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(libsimgrid-dev cmake ninja-build g++ gcc pkg-config libgtest-dev libboost-dev python3 python3-pip)
+missing=()
+for package in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+PYTHON=${PYTHON:-python3}
+if ! "$PYTHON" -c "import yaml, pytest" 2>/dev/null; then
+  echo "setup: installing Python packages (PyYAML, pytest)"
+  "$PYTHON" -m pip install --quiet "PyYAML>=5.4" "pytest>=7" 2>/dev/null \
+    || "$PYTHON" -m pip install --quiet --break-system-packages "PyYAML>=5.4" "pytest>=7"
+fi
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build
