@@ -57,7 +57,7 @@ bool action_from_name(std::string_view name, ActionType& type);
  *  - alltoall/gather/allgather/scatter: bytes = per-peer send size, bytes2 = per-peer receive size, root
  *  - gatherv/allgatherv: bytes = send size, vector = receive counts; scatterv: vector = send counts, bytes2 = recv
  *  - alltoallv: vector = send counts, vector2 = receive counts
- *  - reducescatter: vector = receive counts, flops
+ *  - reducescatter: vector = receive counts, bytes2 = element size, flops
  *  - compute: flops; sleep: seconds (in flops)
  */
 struct Action {

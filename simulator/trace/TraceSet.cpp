@@ -297,7 +297,8 @@ Action parse_action(const LineParser& p, ActionType type, int world, int& defaul
     case ActionType::ReduceScatter:
       p.require(N + 1);
       a.flops  = p.number(2 + N, "flops");
-      a.vector = pool_counts(p, 2, world, p.type_size(3 + N), into);
+      a.bytes2 = p.type_size(3 + N); // the element size: SMPI's algorithm choice counts elements
+      a.vector = pool_counts(p, 2, world, static_cast<int>(a.bytes2), into);
       break;
     case ActionType::Compute:
       p.require(1);
