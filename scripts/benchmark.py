@@ -225,7 +225,7 @@ def table(rows: Iterable[Row]) -> tuple[list[str], list[list[str]]]:
         ok = m.error is None
         rate = row.actions / m.wall if ok else None
         ratio = rate / smpi_rate[row.ranks] if ok and rate is not None and row.ranks in smpi_rate else None
-        body.append([str(row.ranks), str(row.actions), row.tool, fmt(m.wall, ".3f") if ok else "FAILED",
+        body.append([str(row.ranks), str(row.actions), row.tool, fmt(m.wall, ".4g") if ok else "FAILED",
                      fmt(rate, ".4g"), fmt(ratio, ".2f"), fmt(None if m.rss_kib is None else m.rss_kib / 1024, ".1f"),
                      fmt(m.simulated, ".6g")])
     return header, body

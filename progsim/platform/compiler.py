@@ -5,7 +5,7 @@ Layout of the XML (one top zone routed with Dijkstra over zones, each zone with 
     shared-memory copy and every NIC transfer of that domain crosses;
   - a zone per NIC `n<i>.nic<k>`, joined to its NUMA domain by the NIC's own link (bandwidth, latency) and to
     its switch by a cable of the interconnect;
-  - NUMA domains of a node joined by the node's inter-socket link;
+  - NUMA domains of a node joined through a fabric router, each by a port link (half the inter-socket latency);
   - a zone per switch of the topology, joined by cables.
 Both progsim-engine and stock smpirun read these files.
 """
@@ -32,6 +32,14 @@ class Compiled:
 
 def _num(value: float) -> str:
     return repr(float(value))
+
+
+def _bw(value: float) -> str:
+    return f"{float(value)!r}Bps"
+
+
+def _lat(value: float) -> str:
+    return f"{float(value)!r}s"
 
 
 class _Xml:
@@ -78,16 +86,20 @@ def platform_xml(platform: Platform) -> str:
         for d in range(node.numa_domains):
             domain = f"n{i}.d{d}"
             xml.open("zone", id=f"{domain}.zone", routing="Full")
-            xml.open("host", id=domain, speed=_num(node.core_speed), core=str(node.cores_per_numa))
+            xml.open("host", id=domain, speed=f"{float(node.core_speed)!r}f", core=str(node.cores_per_numa))
             xml.leaf("prop", id="progsim:node", value=f"n{i}")
             xml.leaf("prop", id="progsim:numa", value=str(d))
             xml.leaf("prop", id="progsim:nic-offload", value=offload)
             xml.close("host")
             xml.leaf("router", id=f"{domain}.gw")
-            xml.leaf("link", id=f"{domain}.membus", bandwidth=_num(node.memory.bandwidth),
-                     latency=_num(node.memory.latency))
+            xml.leaf("link", id=f"{domain}.membus", bandwidth=_bw(node.memory.bandwidth),
+                     latency=_lat(node.memory.latency))
             _route(xml, domain, domain, [f"{domain}.membus"], zone=False)
             _route(xml, domain, f"{domain}.gw", [f"{domain}.membus"], zone=False)
+            xml.close("zone")
+        if node.numa_domains > 1:
+            xml.open("zone", id=f"n{i}.fabric.zone", routing="Full")
+            xml.leaf("router", id=f"n{i}.fabric.gw")
             xml.close("zone")
         for k in range(len(platform.nics)):
             xml.open("zone", id=f"n{i}.nic{k}.zone", routing="Full")
@@ -100,15 +112,16 @@ def platform_xml(platform: Platform) -> str:
 
     link = platform.interconnect.link
     for i in range(platform.nodes):
-        if node.numa_domains > 1:
-            xml.leaf("link", id=f"n{i}.fabric", bandwidth=_num(node.inter_socket.bandwidth),
-                     latency=_num(node.inter_socket.latency))
+        for d in range(node.numa_domains if node.numa_domains > 1 else 0):
+            # Each domain's port into the node's fabric: crossing between two domains takes two ports.
+            xml.leaf("link", id=f"n{i}.d{d}.port", bandwidth=_bw(node.inter_socket.bandwidth),
+                     latency=_lat(node.inter_socket.latency / 2))
         for k, nic in enumerate(platform.nics):
-            xml.leaf("link", id=f"n{i}.nic{k}", bandwidth=_num(nic.bandwidth), latency=_num(nic.latency))
-            xml.leaf("link", id=f"n{i}.nic{k}.cable", bandwidth=_num(link.bandwidth), latency=_num(link.latency),
+            xml.leaf("link", id=f"n{i}.nic{k}", bandwidth=_bw(nic.bandwidth), latency=_lat(nic.latency))
+            xml.leaf("link", id=f"n{i}.nic{k}.cable", bandwidth=_bw(link.bandwidth), latency=_lat(link.latency),
                      sharing_policy="SPLITDUPLEX")
     for a, b, count in graph.cables:
-        xml.leaf("link", id=f"{a}--{b}", bandwidth=_num(link.bandwidth * count), latency=_num(link.latency),
+        xml.leaf("link", id=f"{a}--{b}", bandwidth=_bw(link.bandwidth * count), latency=_lat(link.latency),
                  sharing_policy="SPLITDUPLEX")
 
     def duplex(src: str, dst: str, link_id: str, gw_src: str, gw_dst: str) -> None:
@@ -119,10 +132,9 @@ def platform_xml(platform: Platform) -> str:
             xml.close("zoneRoute")
 
     for i in range(platform.nodes):
-        for d1 in range(node.numa_domains):
-            for d2 in range(d1 + 1, node.numa_domains):
-                _route(xml, f"n{i}.d{d1}", f"n{i}.d{d2}", [f"n{i}.fabric"], zone=True,
-                       gw_src=f"n{i}.d{d1}.gw", gw_dst=f"n{i}.d{d2}.gw")
+        for d in range(node.numa_domains if node.numa_domains > 1 else 0):
+            _route(xml, f"n{i}.d{d}", f"n{i}.fabric", [f"n{i}.d{d}.port"], zone=True,
+                   gw_src=f"n{i}.d{d}.gw", gw_dst=f"n{i}.fabric.gw")
         for k, nic in enumerate(platform.nics):
             _route(xml, f"n{i}.d{nic.numa}", f"n{i}.nic{k}", [f"n{i}.nic{k}"], zone=True,
                    gw_src=f"n{i}.d{nic.numa}.gw", gw_dst=f"n{i}.nic{k}.gw")
