@@ -89,16 +89,21 @@ int main(int argc, char** argv)
   std::unique_ptr<progsim::output::TimelineWriter> timeline;
   if (not parameters.timeline.empty())
     timeline = std::make_unique<progsim::output::TimelineWriter>(parameters.timeline, world);
-  bool deadlock = false;
-  sg4::Engine::on_deadlock_cb([&deadlock]() { deadlock = true; });
+  auto report_deadlock = [&world, &parameters]() {
+    std::cerr << world.deadlock_report() << std::flush;
+    remove_stale(parameters.timeline.empty() ? "" : parameters.timeline + ".partial");
+  };
+  // Report while every actor is still in place, then leave: SimGrid would kill the actors one by one.
+  sg4::Engine::on_deadlock_cb([&report_deadlock]() {
+    report_deadlock();
+    std::_Exit(kDeadlock);
+  });
 
   world.start();
   engine.run();
 
-  if (deadlock || not world.all_finished()) {
-    std::cerr << world.deadlock_report();
-    if (timeline)
-      remove_stale(parameters.timeline + ".partial");
+  if (not world.all_finished()) {
+    report_deadlock();
     return kDeadlock;
   }
   if (timeline)

@@ -12,12 +12,13 @@ void ProgressAgent::operator()()
   for (auto* endpoint : endpoints_)
     endpoint->set_listener(sg4::Actor::self());
   // CPU this agent takes from the ranks for the whole run: busy polling, or cores set aside.
-  std::vector<sg4::ExecPtr> loads;
   for (int i = 0; i < reserved_cores_; i++) {
     auto load = sg4::this_actor::exec_init(1e300);
     load->set_bound(reserved_bound_);
     load->start();
-    loads.push_back(load);
+    if (load_paused_)
+      load->suspend();
+    loads_.push_back(load);
   }
   while (not stopping_) {
     rung_     = false;
@@ -41,10 +42,22 @@ void ProgressAgent::operator()()
     for (auto* endpoint : endpoints_)
       endpoint->progress();
   }
-  for (auto& load : loads)
+  for (auto& load : loads_)
     load->cancel();
+  loads_.clear();
   for (auto* endpoint : endpoints_)
     endpoint->release_listener();
+}
+
+void ProgressAgent::pause_load(bool paused)
+{
+  load_paused_ = paused;
+  for (auto& load : loads_) {
+    if (paused && not load->is_suspended())
+      load->suspend();
+    else if (not paused && load->is_suspended())
+      load->resume();
+  }
 }
 
 void ProgressAgent::stop()

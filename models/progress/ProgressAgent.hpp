@@ -35,12 +35,16 @@ public:
   }
   /** Asks the agent to end once every rank is done (it is not a daemon: it ends cleanly). */
   void stop();
+  /** Suspends or resumes the CPU load the agent keeps (see reserve()). */
+  void pause_load(bool paused);
 
 private:
   std::vector<mpi::Endpoint*> endpoints_;
   Hook before_steps_;
   // A suspended one-flop execution the agent waits on beside its transfers; resuming it wakes the agent.
   simgrid::s4u::ExecPtr doorbell_;
+  std::vector<simgrid::s4u::ExecPtr> loads_;
+  bool load_paused_ = false;
   int reserved_cores_    = 0;
   double reserved_bound_ = 0;
   bool stopping_         = false;

@@ -34,6 +34,9 @@ public:
   virtual void execute_step(mpi::Endpoint& endpoint, double cpu_seconds) = 0;
   /** The rank gave an agent new work to follow (an agent waiting for something else must look again). */
   virtual void wake(mpi::Endpoint&) {}
+  /** Every unfinished rank is blocked (true) or one goes on again (false): CPU taken by idle polling or reserved
+   * cores then changes nothing, and pausing it lets SimGrid see a deadlock when nothing else can happen. */
+  virtual void pause_background(bool /*paused*/) {}
   /** Every rank finished: stop background loads so that the simulation can end. */
   virtual void stop(mpi::World&) {}
   /** Seconds of CPU a rank lost to progression that execute_step did not already count (e.g. idle polling). */

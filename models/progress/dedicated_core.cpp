@@ -56,6 +56,12 @@ public:
 
   void wake(mpi::Endpoint& endpoint) override { agent_of_[endpoint.rank()]->ring(); }
 
+  void pause_background(bool paused) override
+  {
+    for (auto& agent : agents_)
+      agent->pause_load(paused);
+  }
+
   void stop(mpi::World&) override
   {
     for (auto& agent : agents_)

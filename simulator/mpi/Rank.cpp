@@ -62,11 +62,12 @@ void Rank::compute(double flops)
 {
   if (flops <= 0)
     return;
-  const double start = sg4::Engine::get_clock();
+  const double start   = sg4::Engine::get_clock();
+  const Activity before = world_.record(rank_).activity;
   world_.set_activity(rank_, Activity::Computing);
   sg4::this_actor::execute(flops);
   world_.record(rank_).compute_seconds += sg4::Engine::get_clock() - start;
-  world_.set_activity(rank_, Activity::InMpi);
+  world_.set_activity(rank_, before);
 }
 
 RequestPtr Rank::post(bool is_send, int peer, int tag, int64_t bytes, Context context)
@@ -111,7 +112,6 @@ void Rank::run(const Action& a)
     case ActionType::Compute:
       world_.set_activity(rank_, Activity::Computing, &a);
       compute(a.flops);
-      world_.set_activity(rank_, Activity::Finished == Activity::Computing ? Activity::Computing : Activity::InMpi);
       break;
     case ActionType::Sleep: {
       const double start = sg4::Engine::get_clock();

@@ -56,13 +56,31 @@ void World::start()
 
 void World::rank_finished(int)
 {
-  if (++finished_ == size())
+  if (++finished_ == size()) {
     progress_->stop(*this);
+    return;
+  }
+  update_background();
+}
+
+void World::update_background()
+{
+  // When every unfinished rank waits, background loads must not keep the simulation (or a deadlock) alive.
+  bool all_waiting = blocked_ > 0 && blocked_ + finished_ == size();
+  if (all_waiting != background_paused_) {
+    background_paused_ = all_waiting;
+    progress_->pause_background(all_waiting);
+  }
 }
 
 void World::set_activity(int rank, Activity activity, const trace::Action* action)
 {
+  Activity before = records_[rank].activity;
   records_[rank].activity = activity;
+  if ((before == Activity::Blocked) != (activity == Activity::Blocked)) {
+    blocked_ += activity == Activity::Blocked ? 1 : -1;
+    update_background();
+  }
   if (on_rank_event.get_slot_count() > 0)
     on_rank_event(RankEvent{rank, sg4::Engine::get_clock(), activity, action});
 }

@@ -79,6 +79,8 @@ public:
   std::string deadlock_report() const;
 
 private:
+  void update_background();
+
   Parameters parameters_;
   trace::TraceSet traces_;
   Placement placement_;
@@ -88,6 +90,8 @@ private:
   uint64_t request_counter_ = 0;
   int smpi_test_sleeps_     = 1;
   int finished_             = 0;
+  int blocked_              = 0;
+  bool background_paused_   = false;
 };
 
 } // namespace progsim::mpi

@@ -1,0 +1,142 @@
+"""Bad input: a clear message naming the file, line or YAML path, exit status 2, and no result file."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import REPOSITORY, run_cli, write_platform, write_ranks
+
+SMALL_PLATFORM = """\
+    name: small
+    nodes: 2
+    node: {sockets: 1, numa_per_socket: 1, cores_per_numa: 2, core_speed: 1.0e+9,
+           memory: {bandwidth: 1.0e+10, latency: 1.0e-7}}
+    nics: [{numa: 0, bandwidth: 1.0e+10, latency: 1.0e-6}]
+    interconnect: {topology: flat, link: {bandwidth: 1.0e+10, latency: 1.0e-7}}
+    mpi: {eager_threshold: 65536, rendezvous: get}
+    placement: {policy: block, ranks_per_node: 1}
+    """
+
+TWO_RANKS = ["0 init\n0 send 1 0 100\n0 finalize", "1 init\n1 recv 0 0 100\n1 finalize"]
+
+
+def replay(tmp_path: Path, trace: Path, platform: Path, progress: str = "none") -> subprocess.CompletedProcess:
+    return run_cli("replay", str(trace), "--platform", str(platform), "--progress", progress,
+                   "--out", str(tmp_path / "results.json"))
+
+
+def test_a_malformed_trace_line_names_file_line_and_expected_form(tmp_path: Path) -> None:
+    trace = write_ranks(tmp_path, ["0 init\n0 send 1 zero 100\n0 finalize", TWO_RANKS[1]])
+    done = replay(tmp_path, trace, write_platform(tmp_path, SMALL_PLATFORM))
+    assert done.returncode == 2
+    assert f"{tmp_path}/rank-0.txt:2" in done.stderr
+    assert "'zero' is not an integer (tag)" in done.stderr
+    assert "expected '<rank> send <partner> <tag> <count> [datatype]'" in done.stderr
+    assert not (tmp_path / "results.json").exists()
+
+
+def test_an_unknown_action_is_named(tmp_path: Path) -> None:
+    trace = write_ranks(tmp_path, ["0 init\n0 ibcast 100\n0 finalize", TWO_RANKS[1]])
+    done = replay(tmp_path, trace, write_platform(tmp_path, SMALL_PLATFORM))
+    assert done.returncode == 2
+    assert "rank-0.txt:2: unknown action 'ibcast'" in done.stderr
+
+
+def test_a_missing_trace_file(tmp_path: Path) -> None:
+    done = replay(tmp_path, tmp_path / "nowhere.txt", write_platform(tmp_path, SMALL_PLATFORM))
+    assert done.returncode == 2
+    assert "nowhere.txt: no such trace file" in done.stderr
+
+
+def test_a_list_naming_a_missing_rank_file(tmp_path: Path) -> None:
+    listing = tmp_path / "list.txt"
+    listing.write_text(f"{tmp_path}/a.txt\n{tmp_path}/b.txt\n")
+    (tmp_path / "a.txt").write_text("0 init\n")
+    done = replay(tmp_path, listing, write_platform(tmp_path, SMALL_PLATFORM))
+    assert done.returncode == 2
+    assert "list.txt:2: trace file" in done.stderr and "b.txt' not found" in done.stderr
+
+
+def test_more_ranks_than_the_placement_holds(tmp_path: Path) -> None:
+    ranks = [f"{r} init\n{r} finalize" for r in range(3)]
+    done = replay(tmp_path, write_ranks(tmp_path, ranks), write_platform(tmp_path, SMALL_PLATFORM))
+    assert done.returncode == 2
+    assert "3 ranks do not fit" in done.stderr and "2 nodes x 1 ranks per node" in done.stderr
+
+
+def test_a_compiled_platform_with_another_rank_count(tmp_path: Path) -> None:
+    compiled = tmp_path / "compiled"
+    assert run_cli("platform", "compile", str(write_platform(tmp_path, SMALL_PLATFORM)), "-o", str(compiled),
+                   "--ranks", "1").returncode == 0
+    done = replay(tmp_path, write_ranks(tmp_path, TWO_RANKS), compiled)
+    assert done.returncode == 2
+    assert "hostfile: places 1 ranks but the trace has 2" in done.stderr
+
+
+def test_the_engine_checks_the_hostfile_itself(tmp_path: Path, engine: Path) -> None:
+    compiled = tmp_path / "compiled"
+    run_cli("platform", "compile", str(write_platform(tmp_path, SMALL_PLATFORM)), "-o", str(compiled))
+    (compiled / "hostfile").write_text("n0.d0\nnosuchhost\n")
+    done = subprocess.run([str(engine), str(compiled / "platform.xml"), str(compiled / "hostfile"),
+                           str(write_ranks(tmp_path, TWO_RANKS))], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert "hostfile:2: host 'nosuchhost' is not in the platform" in done.stderr
+
+
+def test_an_unknown_mechanism(tmp_path: Path, engine: Path) -> None:
+    done = replay(tmp_path, write_ranks(tmp_path, TWO_RANKS), write_platform(tmp_path, SMALL_PLATFORM), "magic")
+    assert done.returncode == 2 and "invalid choice: 'magic'" in done.stderr
+    compiled = tmp_path / "compiled"
+    run_cli("platform", "compile", str(write_platform(tmp_path, SMALL_PLATFORM)), "-o", str(compiled))
+    direct = subprocess.run([str(engine), str(compiled / "platform.xml"), str(compiled / "hostfile"),
+                             str(write_ranks(tmp_path, TWO_RANKS)), "--cfg=progsim/progress:magic"],
+                            capture_output=True, text=True)
+    assert direct.returncode == 2
+    assert "unknown progress mechanism 'magic' (expected one of: none, thread, dedicated-core, offload, ideal)" \
+        in direct.stderr
+
+
+@pytest.mark.parametrize("change,expected", [
+    (("cores_per_numa: 2", "cores_per_numa: 2, turbo: true"), ":3: node.turbo: unknown key 'turbo'"),
+    (("cores_per_numa: 2", "cores_per_numa: many"), ":3: node.cores_per_numa: expected an integer >= 1"),
+    (("rendezvous: get", "rendezvous: teleport"), ":7: mpi.rendezvous: expected one of get, put, pipelined"),
+    (("topology: flat", "topology: ring"), ":6: interconnect.topology: expected one of flat, fat-tree"),
+    (("{numa: 0,", "{numa: 3,"), ":5: nics[0].numa: NUMA domain 3 does not exist"),
+    (("bandwidth: 1.0e+10, latency: 1.0e-6", "bandwidth: fast, latency: 1.0e-6"),
+     ":5: nics[0].bandwidth: 'fast' is not a number"),
+])
+def test_platform_errors_name_file_line_and_yaml_path(tmp_path: Path, change: tuple[str, str], expected: str) -> None:
+    text = SMALL_PLATFORM.replace(*change)
+    assert text != SMALL_PLATFORM
+    platform = write_platform(tmp_path, text)
+    done = run_cli("platform", "check", str(platform))
+    assert done.returncode == 2
+    assert f"{platform}{expected}" in done.stderr
+
+
+def test_a_deadlock_reports_every_blocked_rank_and_writes_no_result(tmp_path: Path) -> None:
+    trace = write_ranks(tmp_path, ["0 init\n0 recv 1 7 100\n0 finalize",
+                                   "1 init\n1 irecv 0 3 5000000\n1 recv 0 4 10\n1 finalize"])
+    done = replay(tmp_path, trace, write_platform(tmp_path, SMALL_PLATFORM))
+    assert done.returncode == 3
+    assert "Deadlock at simulated time" in done.stderr and "2 of 2 ranks cannot go on" in done.stderr
+    assert "rank 0 (n0.d0) is blocked in 'recv' at" in done.stderr and "rank-0.txt:2" in done.stderr
+    assert "pending receive from rank 1, tag 7, 100 B: posted" in done.stderr
+    assert "pending receive from rank 0, tag 3, 5000000 B: posted" in done.stderr
+    assert "pending receive from rank 0, tag 4, 10 B: posted" in done.stderr
+    assert not (tmp_path / "results.json").exists()
+
+
+@pytest.mark.parametrize("progress", ["ideal", "thread"])
+def test_deadlock_is_detected_under_agents_too(tmp_path: Path, progress: str) -> None:
+    trace = write_ranks(tmp_path, ["0 init\n0 recv 1 7 100\n0 finalize", "1 init\n1 finalize"])
+    done = replay(tmp_path, trace, write_platform(tmp_path, SMALL_PLATFORM), progress)
+    assert done.returncode == 3
+    assert "1 of 2 ranks cannot go on" in done.stderr
+
+
+def test_repository_root_is_where_the_tests_run() -> None:
+    assert (REPOSITORY / "validation" / "traces").is_dir()
