@@ -9,6 +9,8 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
+import os
 import shutil
 import sys
 import tempfile
@@ -40,20 +42,30 @@ def trace_ranks(trace: Path) -> int:
     return len(lines)
 
 
-def prepare_platform(platform: Path, ranks: int, workdir: Path) -> Compiled:
+def compiled_cache(platform: Path, ranks: int) -> Path:
+    """Where a YAML platform is compiled for a run: a folder named after its content, so that the same inputs
+    give the same paths (and byte-identical results) from one run to the next."""
+    digest = hashlib.sha256(platform.read_bytes() + str(ranks).encode()).hexdigest()[:16]
+    base = Path(os.environ.get("PROGSIM_CACHE", Path(tempfile.gettempdir()) / "progsim-cache"))
+    return base / f"{platform.stem}-{ranks}-{digest}"
+
+
+def prepare_platform(platform: Path, ranks: int) -> Compiled:
     if platform.is_dir():
         compiled = load_compiled(platform)
         if compiled.ranks != ranks:
             raise InputError(f"{compiled.hostfile}: places {compiled.ranks} ranks but the trace has {ranks}")
         return compiled
-    return compile_platform(load_platform(platform), workdir, ranks)
+    if not platform.is_file():
+        raise InputError(f"{platform}: no such platform file or compiled folder")
+    return compile_platform(load_platform(platform), compiled_cache(platform, ranks), ranks)
 
 
 def command_replay(args: argparse.Namespace) -> int:
     trace = Path(args.trace)
     ranks = trace_ranks(trace)
     with tempfile.TemporaryDirectory(prefix="progsim-") as scratch:
-        compiled = prepare_platform(Path(args.platform), ranks, Path(scratch))
+        compiled = prepare_platform(Path(args.platform), ranks)
         out = Path(args.out) if args.out else Path(scratch) / "results.json"
         if args.out and out.exists():
             out.unlink()  # never leave an old result that looks like this run's

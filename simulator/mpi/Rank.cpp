@@ -58,16 +58,16 @@ void Rank::pay_cpu(double seconds)
   sg4::this_actor::execute(seconds * endpoint_.host()->get_speed());
 }
 
-void Rank::compute(double flops)
+void Rank::compute(double flops, const Action* action)
 {
   if (flops <= 0)
     return;
   const double start   = sg4::Engine::get_clock();
   const Activity before = world_.record(rank_).activity;
-  world_.set_activity(rank_, Activity::Computing);
+  world_.set_activity(rank_, Activity::Computing, action);
   sg4::this_actor::execute(flops);
   world_.record(rank_).compute_seconds += sg4::Engine::get_clock() - start;
-  world_.set_activity(rank_, before);
+  world_.set_activity(rank_, before, action);
 }
 
 RequestPtr Rank::post(bool is_send, int peer, int tag, int64_t bytes, Context context)
@@ -110,8 +110,7 @@ void Rank::run(const Action& a)
     case ActionType::Location:
       break; // no time, as in SMPI's replay (communicators are not created: everything runs on the world)
     case ActionType::Compute:
-      world_.set_activity(rank_, Activity::Computing, &a);
-      compute(a.flops);
+      compute(a.flops, &a);
       break;
     case ActionType::Sleep: {
       const double start = sg4::Engine::get_clock();
@@ -221,7 +220,7 @@ void Rank::run_collective(const Action& a)
   // The reductions' extra computation runs after the collective, as in SMPI's replay.
   if (a.type == ActionType::Reduce || a.type == ActionType::AllReduce || a.type == ActionType::ReduceScatter ||
       a.type == ActionType::Scan || a.type == ActionType::ExScan)
-    compute(a.flops);
+    compute(a.flops, &a);
 }
 
 } // namespace progsim::mpi

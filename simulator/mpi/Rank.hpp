@@ -22,7 +22,7 @@ private:
   void run(const trace::Action& action);
   void run_collective(const trace::Action& action);
   RequestPtr post(bool is_send, int peer, int tag, int64_t bytes, Context context);
-  void compute(double flops);
+  void compute(double flops, const trace::Action* action);
   void pay_cpu(double seconds);
 
   World& world_;

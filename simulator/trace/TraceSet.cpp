@@ -13,6 +13,8 @@ namespace progsim::trace {
 
 namespace {
 
+constexpr int32_t kAnySourceInTrace = -555; // SMPI's MPI_ANY_SOURCE
+
 std::vector<std::string_view> split_words(std::string_view line)
 {
   std::vector<std::string_view> words;
@@ -128,10 +130,13 @@ public:
       fail("'" + std::string(words_[i]) + "' is not an integer (" + what + ")");
     return value;
   }
-  int32_t rank_arg(size_t i, const char* what) const
+  /** A world rank; `any` also accepts MPI_ANY_SOURCE (-555, as SMPI writes it) for receives. */
+  int32_t rank_arg(size_t i, const char* what, bool any = false) const
   {
     int32_t value = integer(i, what);
-    if (value < -1 || value >= world_)
+    if (any && value == kAnySourceInTrace)
+      return value;
+    if (value < 0 || value >= world_)
       fail(std::string(what) + " " + std::to_string(value) + " is outside the " + std::to_string(world_) +
            " ranks of the trace");
     return value;
@@ -209,7 +214,7 @@ Action parse_action(const LineParser& p, ActionType type, int world, int& defaul
     case ActionType::Recv:
     case ActionType::Irecv: {
       p.require(3);
-      a.peer    = p.rank_arg(2, "partner");
+      a.peer    = p.rank_arg(2, "partner", type == ActionType::Recv || type == ActionType::Irecv);
       a.tag     = p.integer(3, "tag");
       auto n    = p.count(4, "count");
       if (n < 0 && (type == ActionType::Send || type == ActionType::Isend))
@@ -220,7 +225,7 @@ Action parse_action(const LineParser& p, ActionType type, int world, int& defaul
     case ActionType::Test:
     case ActionType::Wait:
       p.require(3);
-      a.peer  = p.rank_arg(2, "src");
+      a.peer  = p.rank_arg(2, "src", true);
       a.peer2 = p.rank_arg(3, "dst");
       a.tag   = p.integer(4, "tag");
       break;
@@ -334,14 +339,16 @@ bool is_blank_or_comment(std::string_view line)
 } // namespace
 
 void parse_rank_lines(std::istream& in, const std::string& file, int rank, int world_size, TraceSet& into,
-                      RankTrace& out)
+                      RankTrace& out, const std::vector<uint32_t>* line_numbers)
 {
   out.file               = file;
   int default_type_size  = 1; // MPI_BYTE until an "init" says otherwise
   std::string line;
   uint32_t number = 0;
+  uint32_t read = 0;
   while (std::getline(in, line)) {
-    number++;
+    read++;
+    number = line_numbers ? (*line_numbers)[read - 1] : read;
     if (is_blank_or_comment(line))
       continue;
     auto words = split_words(line);
@@ -433,9 +440,7 @@ TraceSet read_shared(const std::string& path)
     set.ranks.resize(world);
     for (int r = 0; r < world; r++) {
       std::istringstream lines(per_rank[r].str());
-      parse_rank_lines(lines, path, r, world, set, set.ranks[r]);
-      for (auto& action : set.ranks[r].actions) // report lines of the shared file, not of the split
-        action.line = numbers[r][action.line - 1];
+      parse_rank_lines(lines, path, r, world, set, set.ranks[r], &numbers[r]); // lines of the shared file
     }
   }
   return set;

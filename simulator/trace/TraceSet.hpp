@@ -40,8 +40,11 @@ public:
  */
 TraceSet read_traces(const std::string& path);
 
-/** Parses one rank's lines; exposed for tests. `world_size` sizes the v-collective vectors. */
+/**
+ * Parses one rank's lines; exposed for tests. `world_size` sizes the v-collective vectors; `line_numbers`, when
+ * given, are the line numbers to report for each line read (those of a shared file the lines came from).
+ */
 void parse_rank_lines(std::istream& in, const std::string& file, int rank, int world_size, TraceSet& into,
-                      RankTrace& out);
+                      RankTrace& out, const std::vector<uint32_t>* line_numbers = nullptr);
 
 } // namespace progsim::trace
