@@ -1,0 +1,83 @@
+"""Every shipped platform validates, compiles, loads in SimGrid, and gives stock SMPI's time under `ideal`."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import REPOSITORY, write_platform
+from progsim.engine import replay, smpi_replay_time
+from progsim.platform import compile_platform, load_platform, placement
+from progsim.platform.model import parse_quantity
+from progsim.tracegen import ring_lines, write_trace
+
+SHIPPED = sorted((REPOSITORY / "platforms").glob("*.yaml"))
+
+
+def test_the_literature_platforms_are_shipped() -> None:
+    names = {path.stem for path in SHIPPED}
+    # The clusters named in ../shared/literature, this 2-core machine, and a hypothetical exascale node.
+    assert {"henri", "bora", "supermuc-fat", "lima", "inti-skylake", "laptop-2core",
+            "exascale-hypothetical"} <= names
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
+def test_shipped_platform_matches_smpi_under_ideal(tmp_path: Path, path: Path) -> None:
+    platform = load_platform(path)
+    ranks = min(platform.capacity, 32)
+    compiled = compile_platform(platform, tmp_path / "compiled", ranks)
+    trace = write_trace(ring_lines(ranks, 5, 300000, 2e6), tmp_path / "trace")
+    run = replay(trace, compiled, "ideal", tmp_path / "r.json")
+    assert run.returncode == 0, run.stderr
+    assert run.results["simulated_time"] == pytest.approx(smpi_replay_time(trace, compiled), rel=0.01)
+
+
+def test_compiled_xml_has_a_host_per_numa_domain_and_links_with_units(tmp_path: Path) -> None:
+    platform = load_platform(REPOSITORY / "platforms" / "exascale-hypothetical.yaml")
+    xml = compile_platform(platform, tmp_path, 8).platform_xml.read_text()
+    hosts = re.findall(r'<host id="([^"]+)" speed="([^"]+)" core="(\d+)"', xml)
+    assert len(hosts) == platform.nodes * platform.node.numa_domains
+    assert all(core == str(platform.node.cores_per_numa) for _, _, core in hosts)
+    assert all(speed.endswith("f") for _, speed, _ in hosts)
+    assert len(re.findall(r'<link id="n0\.nic\d+"', xml)) == len(platform.nics)
+    assert all(bw.endswith("Bps") for bw in re.findall(r'bandwidth="([^"]+)"', xml))
+
+
+def two_by_two(tmp_path: Path, policy: str) -> Path:
+    return write_platform(tmp_path, f"""\
+        name: p
+        nodes: 2
+        node: {{sockets: 2, numa_per_socket: 1, cores_per_numa: 2, core_speed: 1.0e+9,
+               memory: {{bandwidth: 1.0e+10, latency: 0}}, inter_socket: {{bandwidth: 1.0e+10, latency: 0}}}}
+        nics: [{{numa: 0, bandwidth: 1.0e+10, latency: 1.0e-6}}]
+        interconnect: {{topology: flat, link: {{bandwidth: 1.0e+10, latency: 0}}}}
+        mpi: {{eager_threshold: 65536, rendezvous: get}}
+        placement: {{policy: {policy}}}
+        """)
+
+
+@pytest.mark.parametrize("policy,expected", [
+    ("block", ["n0.d0", "n0.d0", "n0.d1", "n0.d1", "n1.d0", "n1.d0"]),
+    ("round-robin", ["n0.d0", "n1.d0", "n0.d0", "n1.d0", "n0.d1", "n1.d1"]),
+    ("numa", ["n0.d0", "n0.d1", "n0.d0", "n0.d1", "n1.d0", "n1.d1"]),
+])
+def test_placement_policies(tmp_path: Path, policy: str, expected: list[str]) -> None:
+    assert placement(load_platform(two_by_two(tmp_path, policy)), 6) == expected
+
+
+@pytest.mark.parametrize("text,value", [("12.5GBps", 12.5e9), ("1us", 1e-6), ("64KiB", 65536.0), ("2.3Gf", 2.3e9),
+                                        ("6.0e10", 6.0e10), (42, 42.0)])
+def test_quantities_with_units(text: object, value: float) -> None:
+    assert parse_quantity(text) == pytest.approx(value)
+
+
+def test_fat_tree_node_count_must_match(tmp_path: Path) -> None:
+    from progsim.errors import InputError
+
+    text = two_by_two(tmp_path, "block").read_text().replace(
+        "topology: flat,", "topology: fat-tree, fat_tree: {levels: 2, down: [2, 4], up: [1, 2], parallel: [1, 1]},")
+    (tmp_path / "ft.yaml").write_text(text)
+    with pytest.raises(InputError, match=r"ft.yaml:2: nodes: the fat-tree topology has 8 nodes but 'nodes' is 2"):
+        load_platform(tmp_path / "ft.yaml")
