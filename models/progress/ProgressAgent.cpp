@@ -20,28 +20,34 @@ void ProgressAgent::operator()()
       load->suspend();
     loads_.push_back(load);
   }
+  std::vector<sg4::ActivityPtr> watched;
   while (not stopping_) {
-    rung_     = false;
-    doorbell_ = sg4::this_actor::exec_init(1.0);
-    doorbell_->start();
-    doorbell_->suspend();
+    if (not doorbell_) { // the bell is used up only when it rang: otherwise the same one keeps waiting
+      rung_     = false;
+      doorbell_ = sg4::this_actor::exec_init(1.0);
+      doorbell_->start();
+      doorbell_->suspend();
+    }
     // Starting and suspending the doorbell yield to other actors: a ring in between must not be lost.
     bool woken_by_bell = rung_ || stopping_;
     if (not woken_by_bell) {
-      std::vector<sg4::ActivityPtr> watched{doorbell_};
+      watched.assign(1, doorbell_);
       for (auto* endpoint : endpoints_)
-        for (auto& activity : endpoint->activities())
-          watched.push_back(activity);
+        endpoint->add_activities(watched);
       woken_by_bell = sg4::Activity::wait_any(watched) == 0;
     }
-    if (not doorbell_->test())
-      doorbell_->cancel();
-    doorbell_ = nullptr;
-    if (not woken_by_bell && before_steps_)
+    if (woken_by_bell) {
+      if (not doorbell_->test())
+        doorbell_->cancel();
+      doorbell_ = nullptr;
+    } else if (before_steps_) {
       before_steps_();
+    }
     for (auto* endpoint : endpoints_)
       endpoint->progress();
   }
+  if (doorbell_)
+    doorbell_->cancel();
   for (auto& load : loads_)
     load->cancel();
   loads_.clear();

@@ -3,6 +3,8 @@
 
 #include "Parameters.hpp"
 
+#include <simgrid/forward.h>
+
 #include <memory>
 #include <string>
 #include <string_view>
@@ -39,6 +41,9 @@ public:
   virtual void pause_background(bool /*paused*/) {}
   /** Every rank finished: stop background loads so that the simulation can end. */
   virtual void stop(mpi::World&) {}
+  /** How many executions besides the ranks' own may run at once on `host` (progress threads, their polling,
+   * reserved cores): the engine uses it to know whether the host's cores can ever be oversubscribed. */
+  virtual int extra_cpu_users(const mpi::World&, const simgrid::s4u::Host*) const { return 0; }
   /** Seconds of CPU a rank lost to progression that execute_step did not already count (e.g. idle polling). */
   virtual double background_cpu_seconds(const mpi::Endpoint&, double /*lifetime*/) const { return 0.0; }
 };

@@ -41,9 +41,16 @@ public:
         agent_of_[endpoint->rank()] = agent;
       // The reserved cores are busy for the whole run, whatever the agent does: the ranks cannot use them.
       agent->reserve(cores_, host->get_speed());
+      reserved_on_[host] += cores_;
       agents_.push_back(agent);
       sg4::Actor::create("progress-core-" + host->get_name(), host, [agent]() { (*agent)(); });
     }
+  }
+
+  int extra_cpu_users(const mpi::World&, const sg4::Host* host) const override
+  {
+    auto it = reserved_on_.find(host);
+    return it == reserved_on_.end() ? 0 : it->second;
   }
 
   void execute_step(mpi::Endpoint& endpoint, double) override
@@ -73,6 +80,7 @@ private:
   int cores_;
   double step_cost_;
   std::vector<std::shared_ptr<ProgressAgent>> agent_of_;
+  std::map<const sg4::Host*, int> reserved_on_;
   std::vector<std::shared_ptr<ProgressAgent>> agents_;
 };
 } // namespace

@@ -1,5 +1,6 @@
 /* none: the protocol advances only while the rank is inside an MPI call (MPI_Test included). */
 #include "mpi/Endpoint.hpp"
+#include "mpi/World.hpp"
 #include "progress/ProgressModel.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -17,7 +18,7 @@ public:
     // The rank itself runs the step, on its own core.
     if (cpu_seconds <= 0)
       return;
-    simgrid::s4u::this_actor::execute(cpu_seconds * endpoint.host()->get_speed());
+    endpoint.world().spend_cpu(endpoint.host(), cpu_seconds);
     endpoint.add_step_seconds(cpu_seconds);
   }
 };

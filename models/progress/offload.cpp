@@ -48,7 +48,7 @@ public:
   {
     if (rank_drives(endpoint)) { // no offload on this node: the rank pays, as with `none`
       if (cpu_seconds > 0)
-        sg4::this_actor::execute(cpu_seconds * endpoint.host()->get_speed());
+        endpoint.world().spend_cpu(endpoint.host(), cpu_seconds);
       endpoint.add_step_seconds(cpu_seconds);
       return;
     }

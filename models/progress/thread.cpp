@@ -48,8 +48,16 @@ public:
     if (cpu_seconds <= 0)
       return;
     // The thread runs on the rank's host: it competes with the computation for the cores.
-    sg4::this_actor::execute(cpu_seconds * endpoint.host()->get_speed());
+    endpoint.world().spend_cpu(endpoint.host(), cpu_seconds);
     endpoint.add_step_seconds(cpu_seconds);
+  }
+
+  int extra_cpu_users(const mpi::World& world, const sg4::Host* host) const override
+  {
+    int ranks = 0;
+    for (int rank = 0; rank < world.size(); rank++)
+      ranks += world.host_of(rank) == host ? 1 : 0;
+    return ranks * (polling_share() > 0 ? 2 : 1); // the thread's steps, and its idle polling
   }
 
   void wake(mpi::Endpoint& endpoint) override { agents_[endpoint.rank()]->ring(); }

@@ -19,8 +19,6 @@ Endpoint::Endpoint(World& world, int rank, sg4::Host* host)
     , rank_(rank)
     , host_(host)
     , inbox_(sg4::Mailbox::by_name("rank-" + std::to_string(rank)))
-    , next_sequence_(world.size(), 0)
-    , expected_sequence_(world.size(), 0)
 {
 }
 
@@ -251,30 +249,26 @@ void Endpoint::ensure_inbox_posted()
 
 bool Endpoint::progress()
 {
-  bool any = true;
-  while (any) {
-    any = false;
-    ensure_inbox_posted();
-    if (inbox_get_->test()) {
+  // One look at the inbox and every followed transfer per step (test_any is a single call into SimGrid).
+  std::vector<sg4::ActivityPtr> watched;
+  while (true) {
+    watched.clear();
+    add_activities(watched);
+    ssize_t ready = sg4::Activity::test_any(watched);
+    if (ready < 0)
+      break;
+    if (ready == 0) {
       Message* message = received_;
       inbox_get_       = nullptr;
       received_        = nullptr;
       handle(message);
-      any = true;
-      continue;
-    }
-    for (size_t i = 0; i < followed_.size(); i++) {
-      if (followed_[i].activity->test()) {
-        Callback on_done = std::move(followed_[i].on_done);
-        followed_.erase(followed_.begin() + i);
-        run_step();
-        on_done();
-        any = true;
-        break;
-      }
+    } else {
+      Callback on_done = std::move(followed_[ready - 1].on_done);
+      followed_.erase(followed_.begin() + (ready - 1));
+      run_step();
+      on_done();
     }
   }
-  ensure_inbox_posted();
   bool completed          = completed_since_notify_;
   completed_since_notify_ = false;
   if (completed)
@@ -282,15 +276,12 @@ bool Endpoint::progress()
   return completed;
 }
 
-std::vector<sg4::ActivityPtr> Endpoint::activities()
+void Endpoint::add_activities(std::vector<sg4::ActivityPtr>& into)
 {
   ensure_inbox_posted();
-  std::vector<sg4::ActivityPtr> all;
-  all.reserve(followed_.size() + 1);
-  all.push_back(inbox_get_);
+  into.push_back(inbox_get_);
   for (auto const& followed : followed_)
-    all.push_back(followed.activity);
-  return all;
+    into.push_back(followed.activity);
 }
 
 void Endpoint::notify_rank()
@@ -324,8 +315,11 @@ void Endpoint::wait(const RequestPtr& request)
   }
   if (world_.progress().rank_drives(*this)) {
     progress();
+    std::vector<sg4::ActivityPtr> watched;
     while (not request->complete()) {
-      sg4::Activity::wait_any(activities());
+      watched.clear();
+      add_activities(watched);
+      sg4::Activity::wait_any(watched);
       progress();
     }
     return;

@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <map>
+#include <unordered_map>
 #include <vector>
 
 namespace progsim::mpi {
@@ -47,8 +48,8 @@ public:
 
   /** Runs every step that is ready (arrived messages, finished transfers); true if any request completed. */
   bool progress();
-  /** What the actor in charge of progress waits on: the inbox and the followed transfers. */
-  std::vector<simgrid::s4u::ActivityPtr> activities();
+  /** Adds what the actor in charge of progress waits on (the inbox and the followed transfers) to `into`. */
+  void add_activities(std::vector<simgrid::s4u::ActivityPtr>& into);
   /** Makes `listener` the receiver of this endpoint's inbox: messages land even while it is busy. */
   void set_listener(simgrid::s4u::ActorPtr listener);
   /** The listener stops: its pending receive on the inbox is withdrawn. */
@@ -104,8 +105,9 @@ private:
   Message* received_ = nullptr;
   std::vector<Followed> followed_;
   MatchQueues queues_;
-  std::vector<uint64_t> next_sequence_;                       // per destination
-  std::vector<uint64_t> expected_sequence_;                   // per source
+  // Per peer, only for the peers this rank talks to: a world-sized table per rank would be quadratic in memory.
+  std::unordered_map<int, uint64_t> next_sequence_;           // per destination
+  std::unordered_map<int, uint64_t> expected_sequence_;       // per source
   std::map<std::pair<int, uint64_t>, Message*> early_;       // envelopes that overtook an earlier one
   std::map<uint64_t, RequestPtr> live_;                      // by request id
   simgrid::s4u::MutexPtr mutex_;

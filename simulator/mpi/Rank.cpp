@@ -55,7 +55,7 @@ void Rank::pay_cpu(double seconds)
 {
   if (seconds <= 0)
     return;
-  sg4::this_actor::execute(seconds * endpoint_.host()->get_speed());
+  world_.spend_cpu(endpoint_.host(), seconds);
 }
 
 void Rank::compute(double flops, const Action* action)

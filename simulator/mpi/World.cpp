@@ -4,6 +4,7 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
+#include <map>
 #include <sstream>
 
 namespace sg4 = simgrid::s4u;
@@ -52,6 +53,21 @@ void World::start()
       endpoint(rank).set_listener(actor);
   }
   progress_->start(*this);
+
+  std::map<const sg4::Host*, int> users;
+  for (int rank = 0; rank < size(); rank++)
+    users[host_of(rank)]++;
+  for (auto const& [host, ranks] : users)
+    if (ranks + progress_->extra_cpu_users(*this, host) <= host->get_core_count())
+      uncontended_hosts_.insert(host);
+}
+
+void World::spend_cpu(sg4::Host* host, double seconds)
+{
+  if (uncontended_hosts_.count(host) != 0)
+    sg4::this_actor::sleep_for(seconds);
+  else
+    sg4::this_actor::execute(seconds * host->get_speed());
 }
 
 void World::rank_finished(int)

@@ -10,6 +10,7 @@
 #include <xbt/signal.hpp>
 
 #include <memory>
+#include <unordered_set>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,12 @@ public:
   /** SMPI's MPI_Test back-off: a counter shared by all ranks, reset when a test succeeds. */
   int& smpi_test_sleeps() { return smpi_test_sleeps_; }
 
+  /**
+   * CPU work of the calling actor on `host`: an execution that competes for the host's cores. On a host whose
+   * cores can never all be busy (fewer possible executions than cores), every execution runs at full core speed,
+   * so the same time is taken without asking SimGrid's CPU solver.
+   */
+  void spend_cpu(simgrid::s4u::Host* host, double seconds);
   /** Creates one actor per rank. */
   void start();
   /** Called by each rank when its trace is done; the last one stops the mechanism's background loads. */
@@ -89,6 +96,7 @@ private:
   std::vector<RankRecord> records_;
   uint64_t request_counter_ = 0;
   int smpi_test_sleeps_     = 1;
+  std::unordered_set<const simgrid::s4u::Host*> uncontended_hosts_;
   int finished_             = 0;
   int blocked_              = 0;
   bool background_paused_   = false;
