@@ -116,7 +116,7 @@ def get_parser() -> argparse.ArgumentParser:
     rp.add_argument("--timeline", help="write every rank state change here (JSON lines)")
     rp.add_argument("--set", action="append", default=[], metavar="NAME:VALUE",
                     help="override a parameter, e.g. --set eager-threshold:4096 or --set network/model:CM02 "
-                         "(progsim-engine --help-cfg lists them)")
+                         "(build/progsim-engine --help lists them)")
     rp.add_argument("--log", help="SimGrid log threshold of the engine (default: critical)")
     rp.set_defaults(run=command_replay)
 

@@ -34,7 +34,7 @@ int usage(const char* program)
   std::cerr << "usage: " << program << " PLATFORM.xml HOSTFILE TRACE [--cfg=progsim/progress:MECHANISM] "
             << "[--cfg=progsim/out:FILE] [--cfg=progsim/timeline:FILE] [--cfg=...]\n"
             << "  TRACE is an SMPI time-independent trace: a list of per-rank files or one shared file.\n"
-            << "  --help-cfg lists every progsim/ parameter with its default.\n";
+            << "  --help lists every progsim/ parameter with its default.\n";
   return kBadInput;
 }
 
@@ -48,8 +48,17 @@ void remove_stale(const std::string& path)
 int main(int argc, char** argv)
 {
   progsim::declare_parameters();
+  std::unique_ptr<sg4::Engine> engine_owner;
+  try { // a bad --cfg (unknown key, value of the wrong kind) is bad input, not a crash
+    engine_owner = std::make_unique<sg4::Engine>(&argc, argv);
+  } catch (const std::exception& error) {
+    std::string what = error.what();
+    std::cerr << "progsim: error: bad option: " << what.substr(0, what.find('\n'))
+              << " (progsim-engine --help lists every parameter)\n";
+    return kBadInput;
+  }
+  sg4::Engine& engine = *engine_owner;
   // The same network model and precision as smpirun, so that `ideal` reproduces SMPI's times.
-  sg4::Engine engine(&argc, argv);
   if (simgrid::config::is_default("network/model"))
     simgrid::config::set_value<std::string>("network/model", "SMPI");
   if (simgrid::config::is_default("surf/precision"))

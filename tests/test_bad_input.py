@@ -140,3 +140,14 @@ def test_deadlock_is_detected_under_agents_too(tmp_path: Path, progress: str) ->
 
 def test_repository_root_is_where_the_tests_run() -> None:
     assert (REPOSITORY / "validation" / "traces").is_dir()
+
+
+@pytest.mark.parametrize("setting,expected", [("bogus-param:1", "Bad config key: progsim/bogus-param"),
+                                              ("thread-poll-interval:abc", "invalid double")])
+def test_a_bad_parameter_override(tmp_path: Path, setting: str, expected: str) -> None:
+    done = run_cli("replay", str(write_ranks(tmp_path, TWO_RANKS)), "--platform",
+                   str(write_platform(tmp_path, SMALL_PLATFORM)), "--progress", "none", "--set", setting,
+                   "--out", str(tmp_path / "results.json"))
+    assert done.returncode == 2
+    assert f"progsim: error: bad option: {expected}" in done.stderr
+    assert len(done.stderr.splitlines()) <= 2 and not (tmp_path / "results.json").exists()

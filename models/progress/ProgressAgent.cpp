@@ -45,6 +45,8 @@ void ProgressAgent::operator()()
     }
     for (auto* endpoint : endpoints_)
       endpoint->progress();
+    if (after_steps_)
+      after_steps_();
   }
   if (doorbell_)
     doorbell_->cancel();

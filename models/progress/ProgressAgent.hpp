@@ -20,8 +20,8 @@ namespace progsim::models::progress {
 class ProgressAgent {
 public:
   using Hook = std::function<void()>;
-  ProgressAgent(std::vector<mpi::Endpoint*> endpoints, Hook before_steps)
-      : endpoints_(std::move(endpoints)), before_steps_(std::move(before_steps))
+  ProgressAgent(std::vector<mpi::Endpoint*> endpoints, Hook before_steps, Hook after_steps = nullptr)
+      : endpoints_(std::move(endpoints)), before_steps_(std::move(before_steps)), after_steps_(std::move(after_steps))
   {
   }
   void operator()();
@@ -41,6 +41,7 @@ public:
 private:
   std::vector<mpi::Endpoint*> endpoints_;
   Hook before_steps_;
+  Hook after_steps_;
   // A suspended one-flop execution the agent waits on beside its transfers; resuming it wakes the agent.
   simgrid::s4u::ExecPtr doorbell_;
   std::vector<simgrid::s4u::ExecPtr> loads_;

@@ -8,6 +8,7 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 namespace sg4 = simgrid::s4u;
@@ -32,10 +33,12 @@ public:
   void start(mpi::World& world) override
   {
     agents_.resize(world.size());
+    owed_.assign(world.size(), 0.0);
     for (int rank = 0; rank < world.size(); rank++) {
       mpi::Endpoint& endpoint = world.endpoint(rank);
-      auto agent = std::make_shared<ProgressAgent>(std::vector<mpi::Endpoint*>{&endpoint},
-                                                   [this, &endpoint]() { wait_for_poll(endpoint); });
+      auto agent = std::make_shared<ProgressAgent>(
+          std::vector<mpi::Endpoint*>{&endpoint}, [this]() { wait_for_poll(); },
+          [this, &endpoint]() { pay_poll(endpoint); });
       agents_[rank] = agent;
       if (polling_share() > 0) // idle polling keeps part of a core busy
         agent->reserve(1, polling_share() * endpoint.host()->get_speed());
@@ -45,11 +48,8 @@ public:
 
   void execute_step(mpi::Endpoint& endpoint, double cpu_seconds) override
   {
-    if (cpu_seconds <= 0)
-      return;
-    // The thread runs on the rank's host: it competes with the computation for the cores.
-    endpoint.world().spend_cpu(endpoint.host(), cpu_seconds);
-    endpoint.add_step_seconds(cpu_seconds);
+    // Paid with the poll that runs it (pay_poll): one CPU burst per poll rather than one per step.
+    owed_[endpoint.rank()] += std::max(cpu_seconds, 0.0);
   }
 
   int extra_cpu_users(const mpi::World& world, const sg4::Host* host) const override
@@ -80,21 +80,32 @@ public:
   }
 
 private:
-  /** Something is ready: the thread sees it at its next poll, which costs poll_cost of CPU. */
-  void wait_for_poll(mpi::Endpoint& endpoint)
+  /** Something is ready: the thread sees it at its next poll. */
+  void wait_for_poll() const
   {
-    if (interval_ > 0) {
-      double now  = sg4::Engine::get_clock();
-      double next = std::ceil(now / interval_) * interval_;
-      if (next > now)
-        sg4::this_actor::sleep_until(next);
-    }
-    execute_step(endpoint, poll_cost_);
+    if (interval_ <= 0)
+      return;
+    double now  = sg4::Engine::get_clock();
+    double next = std::ceil(now / interval_) * interval_;
+    if (next > now)
+      sg4::this_actor::sleep_until(next);
+  }
+
+  /** The CPU of the poll and of the steps it ran, taken on the rank's host where it competes with computation. */
+  void pay_poll(mpi::Endpoint& endpoint)
+  {
+    double seconds = poll_cost_ + owed_[endpoint.rank()];
+    owed_[endpoint.rank()] = 0;
+    if (seconds <= 0)
+      return;
+    endpoint.world().spend_cpu(endpoint.host(), seconds);
+    endpoint.add_step_seconds(seconds);
   }
 
   double interval_;
   double poll_cost_;
   std::vector<std::shared_ptr<ProgressAgent>> agents_;
+  std::vector<double> owed_; // CPU seconds of steps run since the last poll was paid, per rank
 };
 } // namespace
 
