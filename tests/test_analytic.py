@@ -170,3 +170,28 @@ def test_with_a_put_rendezvous_the_test_lets_the_sender_push_at_once(tmp_path: P
     test_time = OVERHEAD + 5e-3
     expected = test_time + OVERHEAD + CONTROL + OVERHEAD + T_DATA + OVERHEAD
     assert results["ranks"][0]["end_time"] == pytest.approx(expected, rel=1e-6)
+
+
+@pytest.mark.parametrize("progress,executor", [("none", "rank"), ("thread", "progress-thread"),
+                                               ("dedicated-core", "dedicated-core"), ("offload", "nic")])
+def test_the_timeline_says_who_runs_each_step_and_when(tmp_path: Path, progress: str, executor: str) -> None:
+    import json
+
+    trace = write_ranks(tmp_path, RENDEZVOUS_WITH_BUSY_RECEIVER)
+    timeline = tmp_path / "t.jsonl"
+    settings = [arg for setting in SIMPLE_NETWORK for arg in ("--set", setting)]
+    done = run_cli("replay", str(trace), "--platform", str(platform(tmp_path, 2)), "--progress", progress,
+                   "--timeline", str(timeline), *settings)
+    assert done.returncode == 0, done.stderr
+    steps = [json.loads(line) for line in timeline.read_text().splitlines() if '"step"' in line]
+    assert {s["by"] for s in steps} == {executor}
+    # Rank 1 matches the request-to-send: after its computation under `none`, as soon as it arrives otherwise.
+    match = next(s for s in steps if s["rank"] == 1 and s["step"] == "match")
+    arrival = OVERHEAD + CONTROL
+    if progress == "none":
+        assert match["t"] == pytest.approx(OVERHEAD + 1e7 / SPEED, rel=1e-6)
+    elif progress == "thread":
+        assert arrival <= match["t"] <= arrival + POLL_INTERVAL + POLL_COST  # at the thread's next poll
+    else:
+        assert match["t"] == pytest.approx(arrival, rel=1e-6)
+    assert [s["step"] for s in steps if s["rank"] == 0] == ["finish"]

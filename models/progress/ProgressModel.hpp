@@ -32,6 +32,8 @@ public:
   virtual bool rank_drives(const mpi::Endpoint& endpoint) const = 0;
   /** Starts agents and background loads; called from the first rank actor, before any action runs. */
   virtual void start(mpi::World&) {}
+  /** Who runs `endpoint`'s protocol steps, for timelines: "rank", "progress-thread", "dedicated-core" or "nic". */
+  virtual std::string_view executor(const mpi::Endpoint&) const { return "rank"; }
   /** Runs one protocol step of `endpoint` in the current actor, taking the time it costs. */
   virtual void execute_step(mpi::Endpoint& endpoint, double cpu_seconds) = 0;
   /** The rank gave an agent new work to follow (an agent waiting for something else must look again). */

@@ -23,6 +23,7 @@ public:
 
   std::string_view name() const override { return "dedicated-core"; }
   bool rank_drives(const mpi::Endpoint&) const override { return false; }
+  std::string_view executor(const mpi::Endpoint&) const override { return "dedicated-core"; }
 
   void start(mpi::World& world) override
   {

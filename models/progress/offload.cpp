@@ -27,6 +27,10 @@ public:
 
   std::string_view name() const override { return "offload"; }
   bool rank_drives(const mpi::Endpoint& endpoint) const override { return not nic_offloads_rendezvous(endpoint.host()); }
+  std::string_view executor(const mpi::Endpoint& endpoint) const override
+  {
+    return rank_drives(endpoint) ? "rank" : "nic";
+  }
 
   void start(mpi::World& world) override
   {

@@ -22,6 +22,7 @@ public:
 
   std::string_view name() const override { return "thread"; }
   bool rank_drives(const mpi::Endpoint&) const override { return false; }
+  std::string_view executor(const mpi::Endpoint&) const override { return "progress-thread"; }
 
   /** Share of a core that idle polling keeps busy: one poll of poll_cost every poll_interval. */
   double polling_share() const

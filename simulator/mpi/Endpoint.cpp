@@ -78,8 +78,24 @@ void Endpoint::follow(sg4::ActivityPtr activity, Callback on_done)
     world_.progress().wake(*this);
 }
 
-void Endpoint::run_step()
+std::string_view step_name(Step step)
 {
+  switch (step) {
+    case Step::Envelope:
+      return "match";
+    case Step::ClearToSend:
+      return "clear-to-send";
+    case Step::Finish:
+      return "finish";
+    case Step::TransferDone:
+      return "transfer-done";
+  }
+  return "?";
+}
+
+void Endpoint::run_step(Step step)
+{
+  world_.step_started(rank_, step);
   world_.progress().execute_step(*this, world_.parameters().step_overhead);
 }
 
@@ -135,7 +151,9 @@ RequestPtr Endpoint::post_receive(int source, int tag, int64_t bytes, Context co
 void Endpoint::handle(Message* message)
 {
   std::unique_ptr<Message> owned(message);
-  run_step();
+  run_step(message->kind == Message::Kind::ClearToSend ? Step::ClearToSend
+           : message->kind == Message::Kind::Finish    ? Step::Finish
+                                                       : Step::Envelope);
   switch (message->kind) {
     case Message::Kind::Eager:
     case Message::Kind::RequestToSend: {
@@ -265,7 +283,7 @@ bool Endpoint::progress()
     } else {
       Callback on_done = std::move(followed_[ready - 1].on_done);
       followed_.erase(followed_.begin() + (ready - 1));
-      run_step();
+      run_step(Step::TransferDone);
       on_done();
     }
   }
@@ -347,46 +365,6 @@ bool Endpoint::test(const RequestPtr& request)
   if (world_.progress().rank_drives(*this))
     progress();
   return request->complete();
-}
-
-/* ---------- direct protocol ---------- */
-
-void Endpoint::post_direct_send(const RequestPtr& send)
-{
-  send->detached = send->bytes < world_.parameters().detached_threshold;
-  Envelope envelope;
-  envelope.source  = rank_;
-  envelope.tag     = send->tag;
-  envelope.context = send->context;
-  envelope.bytes   = send->bytes;
-  envelope.send    = send;
-  Endpoint& destination = world_.endpoint(send->peer);
-  if (RequestPtr receive = destination.queues_.match_arrival(envelope))
-    start_direct_transfer(send, receive);
-  if (send->detached)
-    complete(send);
-}
-
-void Endpoint::post_direct_receive(const RequestPtr& receive)
-{
-  if (auto envelope = queues_.match_posted(receive))
-    start_direct_transfer(envelope->send, receive);
-}
-
-void Endpoint::start_direct_transfer(const RequestPtr& send, const RequestPtr& receive)
-{
-  Endpoint& sender        = world_.endpoint(send->owner);
-  Endpoint& receiver      = world_.endpoint(receive->owner);
-  receive->matched_source = send->owner;
-  receive->bytes          = send->bytes;
-  int64_t wire            = send->bytes + world_.parameters().envelope_bytes;
-  sender.bytes_sent_ += wire;
-  auto transfer  = sg4::Comm::sendto_async(sender.host_, receiver.host_, wire);
-  send->transfer = transfer;
-  receive->transfer = transfer;
-  send->state = receive->state = RequestState::Transferring;
-  sender.notify_rank();
-  receiver.notify_rank();
 }
 
 } // namespace progsim::mpi

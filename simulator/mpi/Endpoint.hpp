@@ -19,6 +19,15 @@ namespace progsim::mpi {
 
 class World;
 
+/** A protocol step, named for timelines: what arrived or finished, and so what its executor has to do. */
+enum class Step : uint8_t {
+  Envelope,      // an eager message or a request-to-send arrived: match it
+  ClearToSend,   // the receiver is ready: push the data
+  Finish,        // the other side is done: complete the request
+  TransferDone,  // a transfer this rank follows ended: complete, send the next fragment or the finish message
+};
+std::string_view step_name(Step step);
+
 /** A protocol message between two endpoints; it travels through the destination's inbox. */
 struct Message {
   enum class Kind : uint8_t { Eager, RequestToSend, ClearToSend, Finish };
@@ -82,7 +91,7 @@ private:
   void follow(simgrid::s4u::ActivityPtr activity, Callback on_done);
   void deliver(int destination, Message* message, int64_t bytes);
   void ensure_inbox_posted();
-  void run_step();
+  void run_step(Step step);
 
   // Explicit protocol steps.
   void handle(Message* message);

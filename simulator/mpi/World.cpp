@@ -101,6 +101,12 @@ void World::set_activity(int rank, Activity activity, const trace::Action* actio
     on_rank_event(RankEvent{rank, sg4::Engine::get_clock(), activity, action});
 }
 
+void World::step_started(int rank, Step step)
+{
+  if (on_step.get_slot_count() > 0)
+    on_step(StepEvent{rank, sg4::Engine::get_clock(), step, progress_->executor(*endpoints_[rank])});
+}
+
 std::string World::deadlock_report() const
 {
   std::ostringstream out;

@@ -39,6 +39,14 @@ struct RankEvent {
   const trace::Action* action;      // null when not tied to an action
 };
 
+/** A protocol step starting: which rank's, which step, and who runs it (the rank, a thread, a core, a NIC). */
+struct StepEvent {
+  int rank;
+  double time;
+  Step step;
+  std::string_view executor;
+};
+
 /** Where each rank runs: the host, and which node and NUMA domain that host belongs to. */
 struct Placement {
   std::vector<simgrid::s4u::Host*> hosts;   // by rank
@@ -79,8 +87,13 @@ public:
   /** Changes a rank's activity and tells the listeners. */
   void set_activity(int rank, Activity activity, const trace::Action* action = nullptr);
 
+  /** Tells the listeners that a protocol step of `rank` starts now. */
+  void step_started(int rank, Step step);
+
   /** Fired on every activity change of a rank. */
   simgrid::xbt::signal<void(const RankEvent&)> on_rank_event;
+  /** Fired when a protocol step starts. */
+  simgrid::xbt::signal<void(const StepEvent&)> on_step;
 
   /** A readable account of every unfinished rank and its pending requests. */
   std::string deadlock_report() const;

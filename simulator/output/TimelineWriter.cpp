@@ -12,6 +12,15 @@ TimelineWriter::TimelineWriter(const std::string& path, mpi::World& world)
   if (not file_)
     throw std::runtime_error("cannot write the timeline to '" + path + "'");
   world.on_rank_event.connect([this](const mpi::RankEvent& event) { write(event); });
+  world.on_step.connect([this](const mpi::StepEvent& event) { write(event); });
+}
+
+void TimelineWriter::write(const mpi::StepEvent& event)
+{
+  char time[64];
+  std::snprintf(time, sizeof time, "%.17g", event.time);
+  file_ << "{\"t\": " << time << ", \"rank\": " << event.rank << ", \"step\": \"" << mpi::step_name(event.step)
+        << "\", \"by\": \"" << event.executor << "\"}\n";
 }
 
 void TimelineWriter::write(const mpi::RankEvent& event)

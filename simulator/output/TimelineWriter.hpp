@@ -1,4 +1,5 @@
-/* Writes every change of a rank's activity as one JSON line: {"t", "rank", "state", "action", "at"}. */
+/* Writes every change of a rank's activity as one JSON line, {"t", "rank", "state", "action", "line"}, and every
+ * protocol step as {"t", "rank", "step", "by"}. */
 #pragma once
 
 #include "mpi/World.hpp"
@@ -16,6 +17,7 @@ public:
 
 private:
   void write(const mpi::RankEvent& event);
+  void write(const mpi::StepEvent& event);
 
   std::string path_;
   std::ofstream file_;
