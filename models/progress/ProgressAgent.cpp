@@ -21,6 +21,7 @@ void ProgressAgent::operator()()
     loads_.push_back(load);
   }
   std::vector<sg4::ActivityPtr> watched;
+  std::vector<mpi::Endpoint*> owner; // of each watched activity
   while (not stopping_) {
     if (not doorbell_) { // the bell is used up only when it rang: otherwise the same one keeps waiting
       rung_     = false;
@@ -30,21 +31,27 @@ void ProgressAgent::operator()()
     }
     // Starting and suspending the doorbell yield to other actors: a ring in between must not be lost.
     bool woken_by_bell = rung_ || stopping_;
+    mpi::Endpoint* ready = nullptr;
     if (not woken_by_bell) {
       watched.assign(1, doorbell_);
-      for (auto* endpoint : endpoints_)
+      owner.assign(1, nullptr);
+      for (auto* endpoint : endpoints_) {
         endpoint->add_activities(watched);
-      woken_by_bell = sg4::Activity::wait_any(watched) == 0;
+        owner.resize(watched.size(), endpoint);
+      }
+      ready = owner[sg4::Activity::wait_any(watched)];
+      woken_by_bell = ready == nullptr;
     }
-    if (woken_by_bell) {
+    if (woken_by_bell) { // new work to follow: look again (nothing of it can be ready yet)
       if (not doorbell_->test())
         doorbell_->cancel();
       doorbell_ = nullptr;
-    } else if (before_steps_) {
-      before_steps_();
+      continue;
     }
-    for (auto* endpoint : endpoints_)
-      endpoint->progress();
+    // Only the endpoint whose activity ended: the others' ready activities end the next wait at once.
+    if (before_steps_)
+      before_steps_();
+    ready->progress();
     if (after_steps_)
       after_steps_();
   }

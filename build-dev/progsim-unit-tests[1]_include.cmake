@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-dev/progsim-unit-tests[1]_tests.cmake")
-  include("/work/main/build-dev/progsim-unit-tests[1]_tests.cmake")
-else()
-  add_test(progsim-unit-tests_NOT_BUILT progsim-unit-tests_NOT_BUILT)
-endif()
