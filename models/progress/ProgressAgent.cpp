@@ -9,8 +9,6 @@ namespace progsim::models::progress {
 
 void ProgressAgent::operator()()
 {
-  for (auto* endpoint : endpoints_)
-    endpoint->set_listener(sg4::Actor::self());
   // CPU this agent takes from the ranks for the whole run: busy polling, or cores set aside.
   for (int i = 0; i < reserved_cores_; i++) {
     auto load = sg4::this_actor::exec_init(1e300);
@@ -23,17 +21,11 @@ void ProgressAgent::operator()()
   std::vector<sg4::ActivityPtr> watched;
   std::vector<mpi::Endpoint*> owner; // of each watched activity
   while (not stopping_) {
-    if (not doorbell_) { // the bell is used up only when it rang: otherwise the same one keeps waiting
-      rung_     = false;
-      doorbell_ = sg4::this_actor::exec_init(1.0);
-      doorbell_->start();
-      doorbell_->suspend();
-    }
-    // Starting and suspending the doorbell yield to other actors: a ring in between must not be lost.
-    bool woken_by_bell = rung_ || stopping_;
+    // The bell is spent only when it rang: otherwise the same one keeps waiting.
+    bool woken_by_bell   = not doorbell_.arm() || stopping_;
     mpi::Endpoint* ready = nullptr;
     if (not woken_by_bell) {
-      watched.assign(1, doorbell_);
+      watched.assign(1, doorbell_.activity());
       owner.assign(1, nullptr);
       for (auto* endpoint : endpoints_) {
         endpoint->add_activities(watched);
@@ -42,10 +34,8 @@ void ProgressAgent::operator()()
       ready = owner[sg4::Activity::wait_any(watched)];
       woken_by_bell = ready == nullptr;
     }
-    if (woken_by_bell) { // new work to follow: look again (nothing of it can be ready yet)
-      if (not doorbell_->test())
-        doorbell_->cancel();
-      doorbell_ = nullptr;
+    if (woken_by_bell) { // new work to follow: look again
+      doorbell_.spent();
       continue;
     }
     // Only the endpoint whose activity ended: the others' ready activities end the next wait at once.
@@ -55,13 +45,10 @@ void ProgressAgent::operator()()
     if (after_steps_)
       after_steps_();
   }
-  if (doorbell_)
-    doorbell_->cancel();
+  doorbell_.cancel();
   for (auto& load : loads_)
     load->cancel();
   loads_.clear();
-  for (auto* endpoint : endpoints_)
-    endpoint->release_listener();
 }
 
 void ProgressAgent::pause_load(bool paused)
@@ -83,9 +70,7 @@ void ProgressAgent::stop()
 
 void ProgressAgent::ring()
 {
-  rung_ = true;
-  if (doorbell_ && doorbell_->is_suspended())
-    doorbell_->resume();
+  doorbell_.ring();
 }
 
 } // namespace progsim::models::progress

@@ -1,6 +1,8 @@
 /* An actor that runs the protocol steps of some endpoints while their ranks compute. */
 #pragma once
 
+#include "mpi/Doorbell.hpp"
+
 #include <simgrid/s4u/Exec.hpp>
 
 #include <functional>
@@ -42,14 +44,12 @@ private:
   std::vector<mpi::Endpoint*> endpoints_;
   Hook before_steps_;
   Hook after_steps_;
-  // A suspended one-flop execution the agent waits on beside its transfers; resuming it wakes the agent.
-  simgrid::s4u::ExecPtr doorbell_;
+  mpi::Doorbell doorbell_;
   std::vector<simgrid::s4u::ExecPtr> loads_;
   bool load_paused_ = false;
   int reserved_cores_    = 0;
   double reserved_bound_ = 0;
   bool stopping_         = false;
-  bool rung_             = false;
 };
 
 

@@ -18,7 +18,6 @@ Endpoint::Endpoint(World& world, int rank, sg4::Host* host)
     : world_(world)
     , rank_(rank)
     , host_(host)
-    , inbox_(sg4::Mailbox::by_name("rank-" + std::to_string(rank)))
 {
 }
 
@@ -51,31 +50,26 @@ std::vector<RequestPtr> Endpoint::pending_requests() const
   return pending;
 }
 
-void Endpoint::set_listener(sg4::ActorPtr listener)
-{
-  inbox_->set_receiver(listener);
-}
-
-void Endpoint::release_listener()
-{
-  if (inbox_get_) {
-    inbox_get_->cancel();
-    inbox_get_ = nullptr;
-  }
-  inbox_->set_receiver(nullptr);
-}
 
 void Endpoint::deliver(int destination, Message* message, int64_t bytes)
 {
   bytes_sent_ += bytes;
-  world_.endpoint(destination).inbox_->put_init(message, static_cast<uint64_t>(bytes))->detach();
+  Endpoint& receiver = world_.endpoint(destination);
+  auto carrier       = sg4::Comm::sendto_async(host_, receiver.host_, bytes);
+  Step step          = message->kind == Message::Kind::ClearToSend ? Step::ClearToSend
+                       : message->kind == Message::Kind::Finish    ? Step::Finish
+                                                                   : Step::Envelope;
+  receiver.follow(carrier, step, [&receiver, message]() { receiver.handle(message); });
 }
 
-void Endpoint::follow(sg4::ActivityPtr activity, Callback on_done)
+void Endpoint::follow(sg4::ActivityPtr activity, Step step, Callback on_done)
 {
-  followed_.push_back({std::move(activity), std::move(on_done)});
-  if (sg4::Actor::self() != nullptr && not world_.progress().rank_drives(*this))
+  followed_.push_back({std::move(activity), step, std::move(on_done)});
+  // Whoever waits for this endpoint's activities must look again.
+  if (not world_.progress().rank_drives(*this))
     world_.progress().wake(*this);
+  else if (rank_waiting_)
+    doorbell_.ring();
 }
 
 std::string_view step_name(Step step)
@@ -151,9 +145,6 @@ RequestPtr Endpoint::post_receive(int source, int tag, int64_t bytes, Context co
 void Endpoint::handle(Message* message)
 {
   std::unique_ptr<Message> owned(message);
-  run_step(message->kind == Message::Kind::ClearToSend ? Step::ClearToSend
-           : message->kind == Message::Kind::Finish    ? Step::Finish
-                                                       : Step::Envelope);
   switch (message->kind) {
     case Message::Kind::Eager:
     case Message::Kind::RequestToSend: {
@@ -203,7 +194,7 @@ void Endpoint::on_matched(const RequestPtr& receive, const Envelope& envelope)
       receive->state = RequestState::Transferring;
       auto pull      = sg4::Comm::sendto_async(world_.host_of(envelope.source), host_,
                                                envelope.bytes + world_.parameters().envelope_bytes);
-      follow(pull, [this, receive, send]() {
+      follow(pull, Step::TransferDone, [this, receive, send]() {
         complete(receive);
         auto* finish = new Message();
         finish->kind = Message::Kind::Finish;
@@ -244,7 +235,7 @@ void Endpoint::push_fragment(const RequestPtr& send, const RequestPtr& receive, 
   int64_t wire = size + (offset == 0 ? world_.parameters().envelope_bytes : 0);
   bytes_sent_ += wire;
   auto transfer = sg4::Comm::sendto_async(host_, world_.host_of(send->peer), wire);
-  follow(transfer, [this, send, receive, offset, size]() {
+  follow(transfer, Step::TransferDone, [this, send, receive, offset, size]() {
     if (offset + size < send->bytes) {
       push_fragment(send, receive, offset + size);
       return;
@@ -259,33 +250,20 @@ void Endpoint::push_fragment(const RequestPtr& send, const RequestPtr& receive, 
 
 /* ---------- progress ---------- */
 
-void Endpoint::ensure_inbox_posted()
-{
-  if (not inbox_get_)
-    inbox_get_ = inbox_->get_async<Message>(&received_);
-}
-
 bool Endpoint::progress()
 {
-  // One look at the inbox and every followed transfer per step (test_any is a single call into SimGrid).
+  // One look at every followed transfer per step (test_any is a single call into SimGrid).
   std::vector<sg4::ActivityPtr> watched;
   while (true) {
     watched.clear();
     add_activities(watched);
-    ssize_t ready = sg4::Activity::test_any(watched);
+    ssize_t ready = watched.empty() ? -1 : sg4::Activity::test_any(watched);
     if (ready < 0)
       break;
-    if (ready == 0) {
-      Message* message = received_;
-      inbox_get_       = nullptr;
-      received_        = nullptr;
-      handle(message);
-    } else {
-      Callback on_done = std::move(followed_[ready - 1].on_done);
-      followed_.erase(followed_.begin() + (ready - 1));
-      run_step(Step::TransferDone);
-      on_done();
-    }
+    Followed done = std::move(followed_[ready]);
+    followed_.erase(followed_.begin() + ready);
+    run_step(done.step);
+    done.on_done();
   }
   bool completed          = completed_since_notify_;
   completed_since_notify_ = false;
@@ -296,8 +274,6 @@ bool Endpoint::progress()
 
 void Endpoint::add_activities(std::vector<sg4::ActivityPtr>& into)
 {
-  ensure_inbox_posted();
-  into.push_back(inbox_get_);
   for (auto const& followed : followed_)
     into.push_back(followed.activity);
 }
@@ -335,9 +311,16 @@ void Endpoint::wait(const RequestPtr& request)
     progress();
     std::vector<sg4::ActivityPtr> watched;
     while (not request->complete()) {
-      watched.clear();
-      add_activities(watched);
-      sg4::Activity::wait_any(watched);
+      rank_waiting_ = true;
+      if (doorbell_.arm()) {
+        watched.assign(1, doorbell_.activity());
+        add_activities(watched);
+        if (sg4::Activity::wait_any(watched) == 0)
+          doorbell_.spent();
+      } else {
+        doorbell_.spent(); // a message came while arming: look at it
+      }
+      rank_waiting_ = false;
       progress();
     }
     return;

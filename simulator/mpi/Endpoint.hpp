@@ -1,13 +1,13 @@
 /* The MPI protocol engine of one rank: its matching queues, its inbox, and the transfers it follows. */
 #pragma once
 
+#include "mpi/Doorbell.hpp"
 #include "mpi/MatchQueues.hpp"
 #include "mpi/Request.hpp"
 
 #include <simgrid/s4u/Activity.hpp>
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Host.hpp>
-#include <simgrid/s4u/Mailbox.hpp>
 #include <simgrid/s4u/Mutex.hpp>
 
 #include <functional>
@@ -28,7 +28,7 @@ enum class Step : uint8_t {
 };
 std::string_view step_name(Step step);
 
-/** A protocol message between two endpoints; it travels through the destination's inbox. */
+/** A protocol message between two endpoints: a transfer from the sender's host to the receiver's carries it. */
 struct Message {
   enum class Kind : uint8_t { Eager, RequestToSend, ClearToSend, Finish };
   Kind kind = Kind::Eager;
@@ -39,8 +39,8 @@ struct Message {
 };
 
 /**
- * Everything a rank's MPI library keeps: requests, queues, the inbox where envelopes and control messages land,
- * and the transfers whose completion needs a protocol step. Posting is done by the rank inside its MPI calls;
+ * Everything a rank's MPI library keeps: requests, queues, and the transfers whose end needs a protocol step
+ * (arriving messages, data this rank pulls or pushes). Posting is done by the rank inside its MPI calls;
  * progress() is called by whoever the progress mechanism makes responsible (the rank itself, a progress thread,
  * a reserved core or the NIC).
  */
@@ -57,12 +57,8 @@ public:
 
   /** Runs every step that is ready (arrived messages, finished transfers); true if any request completed. */
   bool progress();
-  /** Adds what the actor in charge of progress waits on (the inbox and the followed transfers) to `into`. */
+  /** Adds what the actor in charge of progress waits on (the followed transfers) to `into`. */
   void add_activities(std::vector<simgrid::s4u::ActivityPtr>& into);
-  /** Makes `listener` the receiver of this endpoint's inbox: messages land even while it is busy. */
-  void set_listener(simgrid::s4u::ActorPtr listener);
-  /** The listener stops: its pending receive on the inbox is withdrawn. */
-  void release_listener();
 
   /** Blocks the calling rank until `request` completes, driving progress itself if the mechanism says so. */
   void wait(const RequestPtr& request);
@@ -83,14 +79,14 @@ private:
   using Callback = std::function<void()>;
   struct Followed {
     simgrid::s4u::ActivityPtr activity;
+    Step step;          // the step its end calls for
     Callback on_done;
   };
 
   RequestPtr make_request(bool is_send, int peer, int tag, int64_t bytes, Context context);
   void complete(const RequestPtr& request);
-  void follow(simgrid::s4u::ActivityPtr activity, Callback on_done);
+  void follow(simgrid::s4u::ActivityPtr activity, Step step, Callback on_done);
   void deliver(int destination, Message* message, int64_t bytes);
-  void ensure_inbox_posted();
   void run_step(Step step);
 
   // Explicit protocol steps.
@@ -109,10 +105,9 @@ private:
   World& world_;
   int rank_;
   simgrid::s4u::Host* host_;
-  simgrid::s4u::Mailbox* inbox_;
-  simgrid::s4u::CommPtr inbox_get_;
-  Message* received_ = nullptr;
   std::vector<Followed> followed_;
+  Doorbell doorbell_;          // wakes the rank blocked in wait() when a message comes to follow
+  bool rank_waiting_ = false;
   MatchQueues queues_;
   // Per peer, only for the peers this rank talks to: a world-sized table per rank would be quadratic in memory.
   std::unordered_map<int, uint64_t> next_sequence_;           // per destination

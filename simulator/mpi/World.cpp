@@ -48,9 +48,7 @@ World::World(Parameters parameters, trace::TraceSet traces, Placement placement,
 void World::start()
 {
   for (int rank = 0; rank < size(); rank++) {
-    auto actor = sg4::Actor::create("rank-" + std::to_string(rank), host_of(rank), Rank(*this, rank));
-    if (progress_->rank_drives(endpoint(rank)))
-      endpoint(rank).set_listener(actor);
+    sg4::Actor::create("rank-" + std::to_string(rank), host_of(rank), Rank(*this, rank));
   }
   progress_->start(*this);
 
