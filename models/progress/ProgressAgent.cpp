@@ -25,13 +25,16 @@ void ProgressAgent::operator()()
     bool woken_by_bell   = not doorbell_.arm() || stopping_;
     mpi::Endpoint* ready = nullptr;
     if (not woken_by_bell) {
+      // From here to the wait nothing yields: work added later finds the agent waiting and rings.
+      waiting_ = true;
       watched.assign(1, doorbell_.activity());
       owner.assign(1, nullptr);
       for (auto* endpoint : endpoints_) {
         endpoint->add_activities(watched);
         owner.resize(watched.size(), endpoint);
       }
-      ready = owner[sg4::Activity::wait_any(watched)];
+      ready         = owner[sg4::Activity::wait_any(watched)];
+      waiting_      = false;
       woken_by_bell = ready == nullptr;
     }
     if (woken_by_bell) { // new work to follow: look again
@@ -65,12 +68,13 @@ void ProgressAgent::pause_load(bool paused)
 void ProgressAgent::stop()
 {
   stopping_ = true;
-  ring();
+  doorbell_.ring();
 }
 
 void ProgressAgent::ring()
 {
-  doorbell_.ring();
+  if (waiting_) // otherwise the agent looks at its endpoints' activities anew before it waits
+    doorbell_.ring();
 }
 
 } // namespace progsim::models::progress

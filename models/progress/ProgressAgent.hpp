@@ -50,6 +50,7 @@ private:
   int reserved_cores_    = 0;
   double reserved_bound_ = 0;
   bool stopping_         = false;
+  bool waiting_          = false; // blocked in its wait: new work must ring
 };
 
 

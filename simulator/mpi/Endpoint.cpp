@@ -311,16 +311,17 @@ void Endpoint::wait(const RequestPtr& request)
     progress();
     std::vector<sg4::ActivityPtr> watched;
     while (not request->complete()) {
-      rank_waiting_ = true;
       if (doorbell_.arm()) {
+        // From here to the wait nothing yields: a message followed later finds the rank waiting and rings.
+        rank_waiting_ = true;
         watched.assign(1, doorbell_.activity());
         add_activities(watched);
         if (sg4::Activity::wait_any(watched) == 0)
           doorbell_.spent();
+        rank_waiting_ = false;
       } else {
-        doorbell_.spent(); // a message came while arming: look at it
+        doorbell_.spent();
       }
-      rank_waiting_ = false;
       progress();
     }
     return;
