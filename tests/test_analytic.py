@@ -56,14 +56,16 @@ def platform(directory: Path, cores: int, rendezvous: str = "get") -> Path:
         """)
 
 
-def replay(tmp_path: Path, ranks: list[str], progress: str, cores: int = 2, rendezvous: str = "get") -> dict:
+def replay(tmp_path: Path, ranks: list[str], progress: str, cores: int = 2, rendezvous: str = "get",
+           timeline: Path | None = None) -> dict:
     import json
 
     trace = write_ranks(tmp_path, ranks)
     out = tmp_path / f"{progress}.json"
     settings = [arg for setting in SIMPLE_NETWORK for arg in ("--set", setting)]
+    extra = ["--timeline", str(timeline)] if timeline else []
     done = run_cli("replay", str(trace), "--platform", str(platform(tmp_path, cores, rendezvous)),
-                   "--progress", progress, "--out", str(out), *settings)
+                   "--progress", progress, "--out", str(out), *settings, *extra)
     assert done.returncode == 0, done.stderr
     return json.loads(out.read_text())
 
@@ -177,12 +179,8 @@ def test_with_a_put_rendezvous_the_test_lets_the_sender_push_at_once(tmp_path: P
 def test_the_timeline_says_who_runs_each_step_and_when(tmp_path: Path, progress: str, executor: str) -> None:
     import json
 
-    trace = write_ranks(tmp_path, RENDEZVOUS_WITH_BUSY_RECEIVER)
     timeline = tmp_path / "t.jsonl"
-    settings = [arg for setting in SIMPLE_NETWORK for arg in ("--set", setting)]
-    done = run_cli("replay", str(trace), "--platform", str(platform(tmp_path, 2)), "--progress", progress,
-                   "--timeline", str(timeline), *settings)
-    assert done.returncode == 0, done.stderr
+    replay(tmp_path, RENDEZVOUS_WITH_BUSY_RECEIVER, progress, timeline=timeline)
     steps = [json.loads(line) for line in timeline.read_text().splitlines() if '"step"' in line]
     assert {s["by"] for s in steps} == {executor}
     # Rank 1 matches the request-to-send: after its computation under `none`, as soon as it arrives otherwise.

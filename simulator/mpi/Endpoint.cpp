@@ -102,9 +102,7 @@ RequestPtr Endpoint::post_send(int destination, int tag, int64_t bytes, Context 
     post_direct_send(send);
     return send;
   }
-  auto const& transport = world_.same_node(rank_, destination) ? world_.parameters().shared_memory
-                                                                 : world_.parameters().network;
-  send->protocol = models::protocol::choose(transport, bytes);
+  send->protocol = models::protocol::choose(world_.transport(rank_, destination), bytes);
 
   auto* message              = new Message();
   message->sequence          = next_sequence_[destination]++;
@@ -227,10 +225,8 @@ void Endpoint::push_data(const RequestPtr& send, const RequestPtr& receive)
 void Endpoint::push_fragment(const RequestPtr& send, const RequestPtr& receive, int64_t offset)
 {
   // A put is one fragment holding everything; the pipelined protocol needs a sender step per fragment.
-  auto const& transport = world_.same_node(rank_, send->peer) ? world_.parameters().shared_memory
-                                                                : world_.parameters().network;
   int64_t size = send->protocol == Protocol::RendezvousPipelined
-                     ? std::min(transport.fragment_size, send->bytes - offset)
+                     ? std::min(world_.transport(rank_, send->peer).fragment_size, send->bytes - offset)
                      : send->bytes - offset;
   int64_t wire = size + (offset == 0 ? world_.parameters().envelope_bytes : 0);
   bytes_sent_ += wire;

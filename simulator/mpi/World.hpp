@@ -62,10 +62,17 @@ public:
   const Parameters& parameters() const { return parameters_; }
   const trace::TraceSet& traces() const { return traces_; }
   models::progress::ProgressModel& progress() { return *progress_; }
+  const models::progress::ProgressModel& progress() const { return *progress_; }
   Endpoint& endpoint(int rank) { return *endpoints_[rank]; }
+  const Endpoint& endpoint(int rank) const { return *endpoints_[rank]; }
   simgrid::s4u::Host* host_of(int rank) const { return placement_.hosts[rank]; }
   int node_of(int rank) const { return placement_.node[rank]; }
   bool same_node(int a, int b) const { return placement_.node[a] == placement_.node[b]; }
+  /** The protocol settings between two ranks: shared memory inside a node, the NIC between nodes. */
+  const models::protocol::TransportProtocol& transport(int a, int b) const
+  {
+    return same_node(a, b) ? parameters_.shared_memory : parameters_.network;
+  }
   RankRecord& record(int rank) { return records_[rank]; }
   const RankRecord& record(int rank) const { return records_[rank]; }
 

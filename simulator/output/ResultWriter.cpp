@@ -60,7 +60,7 @@ double simulated_time(const mpi::World& world)
 void write_results(const std::string& path, const mpi::World& world, const RunDescription& run)
 {
   std::ostringstream out;
-  auto& progress = const_cast<mpi::World&>(world).progress();
+  auto const& progress = world.progress();
   out << "{\n";
   out << "  \"format\": \"progsim-results/1\",\n";
   out << "  \"trace\": " << quoted(run.trace) << ",\n";
@@ -72,7 +72,7 @@ void write_results(const std::string& path, const mpi::World& world, const RunDe
   out << "  \"ranks\": [\n";
   for (int rank = 0; rank < world.size(); rank++) {
     auto const& record  = world.record(rank);
-    auto& endpoint      = const_cast<mpi::World&>(world).endpoint(rank);
+    auto const& endpoint = world.endpoint(rank);
     double progress_cpu = endpoint.step_seconds() + progress.background_cpu_seconds(endpoint, record.end_time);
     out << "    {\"rank\": " << rank << ", \"host\": " << quoted(world.host_of(rank)->get_name())
         << ", \"end_time\": " << number(record.end_time) << ", \"compute_time\": " << number(record.compute_seconds)
@@ -115,12 +115,12 @@ std::string summary(const mpi::World& world)
     compute += record.compute_seconds;
     mpi += record.mpi_seconds;
     blocked += record.blocked_seconds;
-    bytes += const_cast<mpi::World&>(world).endpoint(rank).bytes_sent();
+    bytes += world.endpoint(rank).bytes_sent();
   }
   std::ostringstream out;
   double n = world.size();
   out << std::setprecision(6);
-  out << "progsim: " << world.size() << " ranks, progress '" << const_cast<mpi::World&>(world).progress().name()
+  out << "progsim: " << world.size() << " ranks, progress '" << world.progress().name()
       << "'\n";
   out << "  simulated time      " << simulated_time(world) << " s\n";
   out << "  mean compute time   " << compute / n << " s per rank\n";
