@@ -69,8 +69,11 @@ def command_replay(args: argparse.Namespace) -> int:
         out = Path(args.out) if args.out else Path(scratch) / "results.json"
         if args.out and out.exists():
             out.unlink()  # never leave an old result that looks like this run's
+        settings = list(args.set)
+        if not Path(args.platform).is_dir():
+            settings.append(f"platform-source:{args.platform}")
         run = replay(trace, compiled, args.progress, out, Path(args.timeline) if args.timeline else None,
-                     args.set, args.log)
+                     settings, args.log)
     sys.stdout.write(run.stdout)
     sys.stderr.write(run.stderr)
     return run.returncode

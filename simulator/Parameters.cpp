@@ -41,6 +41,7 @@ constexpr Spec k_dedicated_step{"progsim/dedicated-step-cost", "s", "dedicated-c
 constexpr Spec k_offload_latency{"progsim/offload-step-latency", "s", "offload: seconds of one protocol step run by the NIC"};
 constexpr Spec k_out{"progsim/out", "", "Results file (JSON)"};
 constexpr Spec k_timeline{"progsim/timeline", "", "Event timeline file (JSON lines), empty for none"};
+constexpr Spec k_platform_source{"progsim/platform-source", "", "What the platform was compiled from (recorded in the results)"};
 
 struct Flags {
   Flag<std::string> progress{k_progress.key, k_progress.description, "none"};
@@ -65,6 +66,7 @@ struct Flags {
   Flag<double> offload_latency{k_offload_latency.key, k_offload_latency.description, 5e-7};
   Flag<std::string> out{k_out.key, k_out.description, ""};
   Flag<std::string> timeline{k_timeline.key, k_timeline.description, ""};
+  Flag<std::string> platform_source{k_platform_source.key, k_platform_source.description, ""};
 };
 
 std::unique_ptr<Flags> flags;
@@ -109,6 +111,7 @@ Parameters Parameters::from_flags()
   p.offload_step_latency  = flags->offload_latency.get();
   p.out                   = flags->out.get();
   p.timeline              = flags->timeline.get();
+  p.platform_source       = flags->platform_source.get();
   if (p.network.fragment_size <= 0 || p.shared_memory.fragment_size <= 0)
     throw std::invalid_argument("fragment sizes must be positive");
   if (p.dedicated_per != "node" && p.dedicated_per != "numa")

@@ -36,6 +36,7 @@ struct Parameters {
   double offload_step_latency = 0;            // s of one step executed by the NIC
   std::string out;                            // results file
   std::string timeline;                       // event timeline file (JSON lines)
+  std::string platform_source;                // what the platform XML was compiled from
 
   static Parameters from_flags();
   /** Every flag with its value, unit and description, in a fixed order. */

@@ -71,6 +71,7 @@ def test_results_hold_per_rank_figures_and_parameters(tmp_path: Path, bora_with_
     assert names["eager-threshold"]["value"] == "64000" and names["eager-threshold"]["unit"] == "B"
     assert names["rendezvous"]["value"] == "put"  # bora's Omni-Path with PSM2: sender-driven rendezvous
     assert results["simgrid"]["network/model"] == "SMPI"
+    assert results["platform_source"] == str(bora_with_room)
     assert "simulated time" in done.stdout
 
 

@@ -65,6 +65,8 @@ void write_results(const std::string& path, const mpi::World& world, const RunDe
   out << "  \"format\": \"progsim-results/1\",\n";
   out << "  \"trace\": " << quoted(run.trace) << ",\n";
   out << "  \"platform\": " << quoted(run.platform) << ",\n";
+  if (not world.parameters().platform_source.empty())
+    out << "  \"platform_source\": " << quoted(world.parameters().platform_source) << ",\n";
   out << "  \"hostfile\": " << quoted(run.hostfile) << ",\n";
   out << "  \"progress\": " << quoted(std::string(progress.name())) << ",\n";
   out << "  \"ranks_count\": " << world.size() << ",\n";
