@@ -92,15 +92,15 @@ private:
       sg4::this_actor::sleep_until(next);
   }
 
-  /** The CPU of the poll and of the steps it ran, taken on the rank's host where it competes with computation. */
+  /** The CPU of the poll and of the steps it ran, taken on the rank's host where it competes with computation.
+   * Only the steps are added to the rank's progress CPU: the polls are counted by the polling share. */
   void pay_poll(mpi::Endpoint& endpoint)
   {
-    double seconds = poll_cost_ + owed_[endpoint.rank()];
+    double steps = owed_[endpoint.rank()];
     owed_[endpoint.rank()] = 0;
-    if (seconds <= 0)
-      return;
-    endpoint.world().spend_cpu(endpoint.host(), seconds);
-    endpoint.add_step_seconds(seconds);
+    if (poll_cost_ + steps > 0)
+      endpoint.world().spend_cpu(endpoint.host(), poll_cost_ + steps);
+    endpoint.add_step_seconds(steps);
   }
 
   double interval_;
