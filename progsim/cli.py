@@ -16,7 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from progsim.engine import PROGRESS_MECHANISMS, replay
+from progsim.engine import progress_mechanisms, replay
 from progsim.errors import InputError
 from progsim.platform import Compiled, compile_platform, load_compiled, load_platform
 
@@ -114,7 +114,7 @@ def get_parser() -> argparse.ArgumentParser:
         epilog=MECHANISMS_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     rp.add_argument("trace", help="SMPI time-independent trace: list file or shared trace file")
     rp.add_argument("--platform", required=True, help="platform YAML, or a folder compiled by 'platform compile'")
-    rp.add_argument("--progress", required=True, choices=PROGRESS_MECHANISMS, help="progress mechanism")
+    rp.add_argument("--progress", required=True, choices=progress_mechanisms(), help="progress mechanism")
     rp.add_argument("--out", help="write results (JSON) here")
     rp.add_argument("--timeline", help="write every rank state change here (JSON lines)")
     rp.add_argument("--set", action="append", default=[], metavar="NAME:VALUE",

@@ -13,7 +13,7 @@ from typing import Any
 
 from progsim.platform import Compiled
 
-PROGRESS_MECHANISMS = ("none", "thread", "dedicated-core", "offload", "ideal")
+DEFAULT_MECHANISMS = ("none", "thread", "dedicated-core", "offload", "ideal")
 REPOSITORY = Path(__file__).resolve().parent.parent
 
 
@@ -25,6 +25,16 @@ def engine_binary() -> Path:
         if candidate and Path(candidate).is_file():
             return Path(candidate)
     raise FileNotFoundError("progsim-engine is not built: run 'make setup' first (or set PROGSIM_ENGINE)")
+
+
+def progress_mechanisms() -> tuple[str, ...]:
+    """The mechanisms the built engine knows (models/progress/Registry.cpp), or the usual five before a build."""
+    try:
+        done = subprocess.run([str(engine_binary()), "--list-progress"], capture_output=True, text=True)
+    except FileNotFoundError:
+        return DEFAULT_MECHANISMS
+    names = tuple(done.stdout.split())
+    return names if done.returncode == 0 and names else DEFAULT_MECHANISMS
 
 
 @dataclass

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from progsim.engine import PROGRESS_MECHANISMS, replay
+from progsim.engine import progress_mechanisms, replay
 from progsim.platform import compile_platform, load_platform
 from progsim.platform.model import PLACEMENTS, Platform, PlacementSpec
 from progsim.platform.yamlsource import load_located
@@ -61,9 +61,9 @@ def load_scenario(path: Path) -> Scenario:
     if isinstance(progress, str):
         progress = [progress]
     for i, mechanism in enumerate(progress):
-        if mechanism not in PROGRESS_MECHANISMS:
+        if mechanism not in progress_mechanisms():
             raise source.error(f"progress[{i}]", f"unknown mechanism {mechanism!r} (expected one of: "
-                                                 f"{', '.join(PROGRESS_MECHANISMS)})")
+                                                 f"{', '.join(progress_mechanisms())})")
     trace = base / data["trace"]
     if not trace.is_file():
         raise source.error("trace", f"no such trace file: {trace}")

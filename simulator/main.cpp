@@ -47,6 +47,11 @@ void remove_stale(const std::string& path)
 
 int main(int argc, char** argv)
 {
+  if (argc == 2 && std::string(argv[1]) == "--list-progress") { // the mechanisms this engine was built with
+    for (auto const& name : progsim::models::progress::progress_model_names())
+      std::cout << name << "\n";
+    return 0;
+  }
   progsim::declare_parameters();
   std::unique_ptr<sg4::Engine> engine_owner;
   try { // a bad --cfg (unknown key, value of the wrong kind) is bad input, not a crash
