@@ -5,8 +5,8 @@
 #
 # Usage: scripts/capture_traces.sh [--check] [--replay] [--emit-platform DIR]
 #   (no option)          (re)capture every trace, overwriting the old ones
-#   --check              afterwards, capture everything a second time into a
-#                        temp dir and fail unless both are byte-identical
+#   --check              capture everything into a temp dir instead and fail
+#                        unless it is byte-identical to the traces shipped here
 #   --replay             afterwards, replay every captured trace with stock
 #                        SMPI (smpirun -replay) and print its "Simulation time"
 #   --emit-platform DIR  only write the platform XML and hostfile used here
@@ -130,11 +130,14 @@ capture() {
   echo "captured $dest ($np ranks, $(cat "$dest"/rank-*.txt | wc -l) actions)"
 }
 
-for c in "${CAPTURES[@]}"; do
-  # shellcheck disable=SC2086
-  capture "$TRACES" $c
-done
+if [ "$CHECK" = 0 ]; then
+  for c in "${CAPTURES[@]}"; do
+    # shellcheck disable=SC2086
+    capture "$TRACES" $c
+  done
+fi
 
+# --check captures again into a scratch folder and compares with the traces in the repository (left untouched).
 if [ "$CHECK" = 1 ]; then
   mkdir -p "$TMP/again"
   for c in "${CAPTURES[@]}"; do
@@ -142,9 +145,9 @@ if [ "$CHECK" = 1 ]; then
     capture "$TMP/again" $c >/dev/null
     name="${c%% *}"
     if diff -r "$TRACES/$name" "$TMP/again/$name" >/dev/null; then
-      echo "check: $name byte-identical on a second capture"
+      echo "check: $name byte-identical to a fresh capture"
     else
-      echo "check: $name DIFFERS on a second capture" >&2
+      echo "check: $name DIFFERS from the traces in the repository" >&2
       exit 1
     fi
   done
