@@ -23,7 +23,7 @@ REPOSITORY = Path(__file__).resolve().parent.parent
 if str(REPOSITORY) not in sys.path:
     sys.path.insert(0, str(REPOSITORY))
 
-from progsim.engine import PROGRESS_MECHANISMS, engine_binary  # noqa: E402
+from progsim.engine import engine_binary, progress_mechanisms  # noqa: E402
 from progsim.platform import Compiled, compile_platform, load_platform  # noqa: E402
 from progsim.tracegen import ring_lines, write_trace  # noqa: E402
 
@@ -276,7 +276,7 @@ def parse_arguments(argv: Optional[Sequence[str]]) -> argparse.Namespace:
                         help="message size in bytes (default: 1024; e.g. 1048576 for 1 MiB, rendezvous)")
     parser.add_argument("--flops", type=float, default=1e6,
                         help="flops of each compute action (default: 1e6, i.e. 1 ms at 1 Gflop/s)")
-    parser.add_argument("--progress", nargs="+", default=list(DEFAULT_MECHANISMS), choices=PROGRESS_MECHANISMS,
+    parser.add_argument("--progress", nargs="+", default=list(DEFAULT_MECHANISMS), choices=progress_mechanisms(),
                         metavar="MECHANISM",
                         help=f"progress mechanisms to run the engine with (default: {' '.join(DEFAULT_MECHANISMS)})")
     parser.add_argument("--skip-smpi", action="store_true", help="do not run stock smpirun (e.g. for huge N)")
