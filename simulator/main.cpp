@@ -20,7 +20,6 @@
 #include <filesystem>
 #include <iostream>
 
-XBT_LOG_NEW_CATEGORY(progsim, "progsim: MPI progression simulator");
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(progsim_main, progsim, "Command line and run set-up");
 
 namespace sg4 = simgrid::s4u;

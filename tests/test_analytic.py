@@ -193,3 +193,16 @@ def test_the_timeline_says_who_runs_each_step_and_when(tmp_path: Path, progress:
     else:
         assert match["t"] == pytest.approx(arrival, rel=1e-6)
     assert [s["step"] for s in steps if s["rank"] == 0] == ["finish"]
+
+
+@pytest.mark.parametrize("progress,rendezvous", [("none", "get"), ("none", "put"), ("offload", "pipelined"),
+                                                 ("ideal", "get")])
+def test_bytes_sent_count_data_and_control_messages(tmp_path: Path, progress: str, rendezvous: str) -> None:
+    results = replay(tmp_path, RENDEZVOUS_WITH_BUSY_RECEIVER, progress, rendezvous=rendezvous)
+    sent = [r["bytes_sent"] for r in results["ranks"]]
+    if progress == "ideal":  # SMPI: one transfer of the data and its 16-byte envelope
+        assert sent == [BIG + ENVELOPE, 0]
+    elif rendezvous == "get":  # request-to-send and the pulled data / the finish message
+        assert sent == [CONTROL_BYTES + BIG + ENVELOPE, CONTROL_BYTES]
+    else:  # request-to-send, the data (in fragments or not) and finish / clear-to-send
+        assert sent == [CONTROL_BYTES + BIG + ENVELOPE + CONTROL_BYTES, CONTROL_BYTES]

@@ -22,3 +22,4 @@ mpi::Protocol choose(const TransportProtocol& transport, int64_t bytes)
 }
 
 } // namespace progsim::models::protocol
+

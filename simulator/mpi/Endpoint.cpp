@@ -1,5 +1,6 @@
 #include "mpi/Endpoint.hpp"
 #include "mpi/World.hpp"
+#include "protocol/MessageProtocol.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
@@ -51,11 +52,10 @@ std::vector<RequestPtr> Endpoint::pending_requests() const
 }
 
 
-void Endpoint::deliver(int destination, Message* message, int64_t bytes)
+void Endpoint::send_message(int destination, Message* message, int64_t bytes)
 {
-  bytes_sent_ += bytes;
   Endpoint& receiver = world_.endpoint(destination);
-  auto carrier       = sg4::Comm::sendto_async(host_, receiver.host_, bytes);
+  auto carrier       = transfer(rank_, destination, bytes);
   Step step          = message->kind == Message::Kind::ClearToSend ? Step::ClearToSend
                        : message->kind == Message::Kind::Finish    ? Step::Finish
                                                                    : Step::Envelope;
@@ -104,25 +104,15 @@ RequestPtr Endpoint::post_send(int destination, int tag, int64_t bytes, Context 
   }
   send->protocol = models::protocol::choose(world_.transport(rank_, destination), bytes);
 
-  auto* message              = new Message();
-  message->sequence          = next_sequence_[destination]++;
-  message->envelope.source   = rank_;
-  message->envelope.tag      = tag;
-  message->envelope.context  = context;
-  message->envelope.bytes    = bytes;
-  message->envelope.protocol = send->protocol;
-  message->envelope.send     = send;
-  if (send->protocol == Protocol::Eager) {
-    // The data leaves with the envelope; the sender's buffer is free at once.
-    message->kind = Message::Kind::Eager;
-    deliver(destination, message, bytes + world_.parameters().envelope_bytes);
-    complete(send);
-  } else {
-    message->kind = Message::Kind::RequestToSend;
-    send->state   = send->protocol == Protocol::RendezvousGet ? RequestState::WaitingFinish
-                                                              : RequestState::WaitingClearToSend;
-    deliver(destination, message, world_.parameters().control_bytes);
-  }
+  auto* envelope              = new Message();
+  envelope->sequence          = next_sequence_[destination]++;
+  envelope->envelope.source   = rank_;
+  envelope->envelope.tag      = tag;
+  envelope->envelope.context  = context;
+  envelope->envelope.bytes    = bytes;
+  envelope->envelope.protocol = send->protocol;
+  envelope->envelope.send     = send;
+  models::protocol::protocol_for(send->protocol).post(*this, send, envelope);
   return send;
 }
 
@@ -163,7 +153,7 @@ void Endpoint::handle(Message* message)
       break;
     }
     case Message::Kind::ClearToSend:
-      push_data(message->send, message->receive);
+      models::protocol::protocol_for(message->send->protocol).clear_to_send(*this, message->send, message->receive);
       break;
     case Message::Kind::Finish:
       complete(message->receive ? message->receive : message->send);
@@ -182,66 +172,13 @@ void Endpoint::on_matched(const RequestPtr& receive, const Envelope& envelope)
   receive->matched_source = envelope.source;
   receive->bytes          = envelope.bytes;
   receive->protocol       = envelope.protocol;
-  RequestPtr send         = envelope.send;
-  switch (envelope.protocol) {
-    case Protocol::Eager:
-      complete(receive);
-      break;
-    case Protocol::RendezvousGet: {
-      // The receiver pulls the data (RDMA read, or a single copy in shared memory); the sender need not be awake.
-      receive->state = RequestState::Transferring;
-      auto pull      = sg4::Comm::sendto_async(world_.host_of(envelope.source), host_,
-                                               envelope.bytes + world_.parameters().envelope_bytes);
-      follow(pull, Step::TransferDone, [this, receive, send]() {
-        complete(receive);
-        auto* finish = new Message();
-        finish->kind = Message::Kind::Finish;
-        finish->send = send;
-        deliver(send->owner, finish, world_.parameters().control_bytes);
-      });
-      break;
-    }
-    case Protocol::RendezvousPut:
-    case Protocol::RendezvousPipelined: {
-      receive->state    = RequestState::Matched;
-      auto* clear       = new Message();
-      clear->kind       = Message::Kind::ClearToSend;
-      clear->send       = send;
-      clear->receive    = receive;
-      deliver(send->owner, clear, world_.parameters().control_bytes);
-      break;
-    }
-    case Protocol::Direct:
-      break;
-  }
+  models::protocol::protocol_for(envelope.protocol).matched(*this, receive, envelope);
 }
 
-void Endpoint::push_data(const RequestPtr& send, const RequestPtr& receive)
+sg4::CommPtr Endpoint::transfer(int from, int to, int64_t bytes)
 {
-  send->state = RequestState::Transferring;
-  push_fragment(send, receive, 0);
-}
-
-void Endpoint::push_fragment(const RequestPtr& send, const RequestPtr& receive, int64_t offset)
-{
-  // A put is one fragment holding everything; the pipelined protocol needs a sender step per fragment.
-  int64_t size = send->protocol == Protocol::RendezvousPipelined
-                     ? std::min(world_.transport(rank_, send->peer).fragment_size, send->bytes - offset)
-                     : send->bytes - offset;
-  int64_t wire = size + (offset == 0 ? world_.parameters().envelope_bytes : 0);
-  bytes_sent_ += wire;
-  auto transfer = sg4::Comm::sendto_async(host_, world_.host_of(send->peer), wire);
-  follow(transfer, Step::TransferDone, [this, send, receive, offset, size]() {
-    if (offset + size < send->bytes) {
-      push_fragment(send, receive, offset + size);
-      return;
-    }
-    complete(send);
-    auto* finish    = new Message();
-    finish->kind    = Message::Kind::Finish;
-    finish->receive = receive;
-    deliver(receive->owner, finish, world_.parameters().control_bytes);
-  });
+  world_.endpoint(from).bytes_sent_ += bytes;
+  return sg4::Comm::sendto_async(world_.host_of(from), world_.host_of(to), bytes);
 }
 
 /* ---------- progress ---------- */

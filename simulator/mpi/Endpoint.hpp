@@ -65,6 +65,16 @@ public:
   /** One MPI_Test: a progress pass (if the rank drives it) and a look at the request. */
   bool test(const RequestPtr& request);
 
+  /* What protocols (models/protocol) do with an endpoint. */
+  /** Marks a request complete (a waiting rank sees it at its next look). */
+  void complete(const RequestPtr& request);
+  /** Sends a protocol message to `destination`'s endpoint, which runs a step when it arrives. */
+  void send_message(int destination, Message* message, int64_t bytes);
+  /** Runs `on_done` as a step of this endpoint once `activity` ends. */
+  void follow(simgrid::s4u::ActivityPtr activity, Step step, std::function<void()> on_done);
+  /** Starts a transfer of `bytes` from rank `from`'s host to rank `to`'s (counted as sent by `from`). */
+  simgrid::s4u::CommPtr transfer(int from, int to, int64_t bytes);
+
   /** Wakes a rank blocked in wait() (a request completed or a direct transfer started). */
   void notify_rank();
   /** Requests posted and not complete, oldest first: for deadlock reports. */
@@ -84,17 +94,12 @@ private:
   };
 
   RequestPtr make_request(bool is_send, int peer, int tag, int64_t bytes, Context context);
-  void complete(const RequestPtr& request);
-  void follow(simgrid::s4u::ActivityPtr activity, Step step, Callback on_done);
-  void deliver(int destination, Message* message, int64_t bytes);
   void run_step(Step step);
 
   // Explicit protocol steps.
   void handle(Message* message);
   void handle_envelope(const Envelope& envelope);
   void on_matched(const RequestPtr& receive, const Envelope& envelope);
-  void push_data(const RequestPtr& send, const RequestPtr& receive);
-  void push_fragment(const RequestPtr& send, const RequestPtr& receive, int64_t offset);
 
   // Direct protocol (SMPI's): matching at post time, one transfer both sides wait for.
   void post_direct_send(const RequestPtr& send);

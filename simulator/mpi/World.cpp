@@ -3,9 +3,13 @@
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <xbt/log.h>
 
 #include <map>
 #include <sstream>
+
+// The root of every progsim log category: --log=progsim.thres:debug opens them all.
+XBT_LOG_NEW_CATEGORY(progsim, "progsim: MPI progression simulator");
 
 namespace sg4 = simgrid::s4u;
 

@@ -1,0 +1,30 @@
+/* The table from a protocol's name to the object that runs it. */
+#include "protocol/MessageProtocol.hpp"
+
+#include <stdexcept>
+
+namespace progsim::models::protocol {
+
+void MessageProtocol::clear_to_send(mpi::Endpoint&, const mpi::RequestPtr&, const mpi::RequestPtr&) const
+{
+  throw std::logic_error("this protocol never waits for a clear-to-send");
+}
+
+const MessageProtocol& protocol_for(mpi::Protocol protocol)
+{
+  switch (protocol) {
+    case mpi::Protocol::Eager:
+      return eager();
+    case mpi::Protocol::RendezvousGet:
+      return rendezvous_get();
+    case mpi::Protocol::RendezvousPut:
+      return rendezvous_put();
+    case mpi::Protocol::RendezvousPipelined:
+      return pipelined();
+    case mpi::Protocol::Direct:
+      break;
+  }
+  throw std::logic_error("the direct protocol has no message protocol object");
+}
+
+} // namespace progsim::models::protocol

@@ -1,0 +1,42 @@
+/* rendezvous-get (receiver-driven): the request-to-send tells where the data is; the receiver pulls it (an RDMA
+ * read, or a single copy in shared memory) and sends a finish message. The sender need not be awake meanwhile. */
+#include "protocol/MessageProtocol.hpp"
+#include "mpi/World.hpp"
+
+namespace progsim::models::protocol {
+
+namespace {
+class RendezvousGet : public MessageProtocol {
+public:
+  void post(mpi::Endpoint& sender, const mpi::RequestPtr& send, mpi::Message* envelope) const override
+  {
+    envelope->kind = mpi::Message::Kind::RequestToSend;
+    send->state    = mpi::RequestState::WaitingFinish;
+    sender.send_message(send->peer, envelope, sender.world().parameters().control_bytes);
+  }
+
+  void matched(mpi::Endpoint& receiver, const mpi::RequestPtr& receive,
+               const mpi::Envelope& envelope) const override
+  {
+    receive->state     = mpi::RequestState::Transferring;
+    mpi::RequestPtr send = envelope.send;
+    auto const& params = receiver.world().parameters();
+    auto pull          = receiver.transfer(send->owner, receiver.rank(), envelope.bytes + params.envelope_bytes);
+    receiver.follow(pull, mpi::Step::TransferDone, [&receiver, receive, send]() {
+      receiver.complete(receive);
+      auto* finish = new mpi::Message();
+      finish->kind = mpi::Message::Kind::Finish;
+      finish->send = send;
+      receiver.send_message(send->owner, finish, receiver.world().parameters().control_bytes);
+    });
+  }
+};
+} // namespace
+
+const MessageProtocol& rendezvous_get()
+{
+  static const RendezvousGet protocol;
+  return protocol;
+}
+
+} // namespace progsim::models::protocol
