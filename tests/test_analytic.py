@@ -206,3 +206,30 @@ def test_bytes_sent_count_data_and_control_messages(tmp_path: Path, progress: st
         assert sent == [CONTROL_BYTES + BIG + ENVELOPE, CONTROL_BYTES]
     else:  # request-to-send, the data (in fragments or not) and finish / clear-to-send
         assert sent == [CONTROL_BYTES + BIG + ENVELOPE + CONTROL_BYTES, CONTROL_BYTES]
+
+
+@pytest.mark.parametrize("per,slowed", [("node", [True, False]), ("numa", [True, True])])
+def test_dedicated_cores_are_reserved_per_node_or_per_numa_domain(tmp_path: Path, per: str,
+                                                                 slowed: list[bool]) -> None:
+    import json
+
+    from conftest import write_platform
+
+    # One node of two NUMA domains with one core each; a rank computes 10 ms on each domain.
+    path = write_platform(tmp_path, f"""\
+        name: numa2
+        nodes: 1
+        node: {{sockets: 2, numa_per_socket: 1, cores_per_numa: 1, core_speed: {SPEED},
+               memory: {{bandwidth: 1.0e+10, latency: 0}}, inter_socket: {{bandwidth: 1.0e+10, latency: 0}}}}
+        interconnect: {{topology: flat, link: {{bandwidth: 1.0e+10, latency: 0}}}}
+        mpi: {{eager_threshold: 65536, rendezvous: get}}
+        progress: {{dedicated_core: {{per: {per}, cores: 1}}}}
+        placement: {{policy: numa}}
+        """)
+    trace = write_ranks(tmp_path, ["0 init\n0 compute 1e7\n0 finalize", "1 init\n1 compute 1e7\n1 finalize"])
+    out = tmp_path / "r.json"
+    done = run_cli("replay", str(trace), "--platform", str(path), "--progress", "dedicated-core", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    compute = [r["compute_time"] for r in json.loads(out.read_text())["ranks"]]
+    # A domain whose only core is reserved gives its rank half a core: the computation takes twice as long.
+    assert compute == [pytest.approx((2 if s else 1) * 1e7 / SPEED, rel=1e-6) for s in slowed]
