@@ -74,7 +74,12 @@ def test_shared_trace_file_matches_smpi(tmp_path: Path) -> None:
     check(trace, compile_for(tmp_path, "ice", 16, 4), POINT_TO_POINT, tmp_path)
 
 
-@pytest.mark.slow
-def test_large_ring_matches_smpi(tmp_path: Path) -> None:
+def test_1024_rank_ring_matches_smpi(tmp_path: Path) -> None:
     trace = write_trace(ring_lines(1024, 10, 1048576, 1e6), tmp_path / "trace")
     check(trace, compile_for(tmp_path, "irene-bxi", 1024, 16), POINT_TO_POINT, tmp_path)
+
+
+@pytest.mark.slow
+def test_4096_rank_ring_matches_smpi(tmp_path: Path) -> None:
+    trace = write_trace(ring_lines(4096, 10, 1048576, 1e6), tmp_path / "trace")
+    check(trace, compile_for(tmp_path, "irene-bxi", 4096, 64), POINT_TO_POINT, tmp_path)
