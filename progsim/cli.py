@@ -45,10 +45,10 @@ def trace_ranks(trace: Path) -> int:
 def compiled_cache(platform: Path, ranks: int) -> Path:
     """Where a YAML platform is compiled for a run: a folder named after its content, so that the same inputs
     give the same paths (and byte-identical results) from one run to the next."""
-    from progsim.platform import compiler, topology
+    from progsim.platform import compiler, model, topology
 
     hashed = platform.read_bytes() + str(ranks).encode()
-    for module in (compiler, topology):  # a changed compiler must not reuse an old compilation
+    for module in (compiler, model, topology):  # a changed compiler must not reuse an old compilation
         hashed += Path(module.__file__).read_bytes()
     digest = hashlib.sha256(hashed).hexdigest()[:16]
     base = Path(os.environ.get("PROGSIM_CACHE", Path(tempfile.gettempdir()) / "progsim-cache"))
