@@ -151,3 +151,23 @@ def test_a_bad_parameter_override(tmp_path: Path, setting: str, expected: str) -
     assert done.returncode == 2
     assert f"progsim: error: bad option: {expected}" in done.stderr
     assert len(done.stderr.splitlines()) <= 2 and not (tmp_path / "results.json").exists()
+
+
+def test_a_hand_written_simgrid_platform_and_a_counted_hostfile(tmp_path: Path) -> None:
+    """A folder with any SimGrid XML and a hostfile in smpirun's "host:count" form replays under every mechanism;
+    without progsim's node properties each host is its own node."""
+    folder = tmp_path / "cluster"
+    folder.mkdir()
+    (folder / "platform.xml").write_text("""<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <cluster id="c" prefix="h" suffix="" radical="0-1" speed="1Gf" core="2" bw="10GBps" lat="1us"/>
+</platform>
+""")
+    (folder / "hostfile").write_text("h0:1\nh1:1\n")
+    trace = write_ranks(tmp_path, ["0 init\n0 isend 1 0 1000000\n0 compute 1e6\n0 wait 0 1 0\n0 finalize",
+                                   "1 init\n1 irecv 0 0 1000000\n1 compute 1e7\n1 wait 0 1 0\n1 finalize"])
+    for progress in ("ideal", "none", "thread", "dedicated-core", "offload"):
+        done = run_cli("replay", str(trace), "--platform", str(folder), "--progress", progress)
+        assert done.returncode == 0, done.stderr
+        assert "2 ranks" in done.stdout
