@@ -119,6 +119,9 @@ int main(int argc, char** argv)
     report_deadlock();
     return kDeadlock;
   }
+  // An MPI program receives every message before it finalizes: anything left says the trace is not a whole run.
+  if (auto leftovers = world.leftovers_report(); not leftovers.empty())
+    std::cerr << "progsim: warning: the run ended with unmatched messages:\n" << leftovers;
   if (timeline)
     timeline->finish();
   if (not parameters.out.empty())

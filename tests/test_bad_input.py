@@ -171,3 +171,20 @@ def test_a_hand_written_simgrid_platform_and_a_counted_hostfile(tmp_path: Path) 
         done = run_cli("replay", str(trace), "--platform", str(folder), "--progress", progress)
         assert done.returncode == 0, done.stderr
         assert "2 ranks" in done.stdout
+
+
+@pytest.mark.parametrize("progress", ["ideal", "none"])
+def test_messages_never_received_are_reported(tmp_path: Path, progress: str) -> None:
+    trace = write_ranks(tmp_path, ["0 init\n0 send 1 5 100\n0 finalize", "1 init\n1 compute 1e6\n1 finalize"])
+    done = replay(tmp_path, trace, write_platform(tmp_path, SMALL_PLATFORM), progress)
+    assert done.returncode == 0, done.stderr  # SMPI too ends such a run; it is reported, not refused
+    assert "the run ended with unmatched messages" in done.stderr
+    assert "rank 1 never received the message of rank 0 (tag 5, 100 B)" in done.stderr
+
+
+def test_a_receive_left_pending_at_the_end_is_a_deadlock(tmp_path: Path) -> None:
+    trace = write_ranks(tmp_path, ["0 init\n0 finalize", "1 init\n1 irecv 0 9 100\n1 finalize"])
+    done = replay(tmp_path, trace, write_platform(tmp_path, SMALL_PLATFORM))
+    assert done.returncode == 3
+    assert "rank 1 (n1.d0) is blocked waiting for the requests its trace left pending" in done.stderr
+    assert "pending receive from rank 0, tag 9, 100 B: posted" in done.stderr

@@ -59,12 +59,30 @@ void Endpoint::send_message(int destination, Message* message, int64_t bytes)
   Step step          = message->kind == Message::Kind::ClearToSend ? Step::ClearToSend
                        : message->kind == Message::Kind::Finish    ? Step::Finish
                                                                    : Step::Envelope;
-  receiver.follow(carrier, step, [&receiver, message]() { receiver.handle(message); });
+  receiver.followed_.push_back({carrier, step, [&receiver, message]() { receiver.handle(message); }, message});
+  receiver.wake_listener();
+}
+
+std::vector<Envelope> Endpoint::unreceived() const
+{
+  std::vector<Envelope> left(queues_.unexpected().begin(), queues_.unexpected().end());
+  for (auto const& followed : followed_)
+    if (followed.message && (followed.message->kind == Message::Kind::Eager ||
+                             followed.message->kind == Message::Kind::RequestToSend))
+      left.push_back(followed.message->envelope);
+  for (auto const& [_, early] : early_)
+    left.push_back(early->envelope);
+  return left;
 }
 
 void Endpoint::follow(sg4::ActivityPtr activity, Step step, Callback on_done)
 {
   followed_.push_back({std::move(activity), step, std::move(on_done)});
+  wake_listener();
+}
+
+void Endpoint::wake_listener()
+{
   // Whoever waits for this endpoint's activities must look again.
   if (not world_.progress().rank_drives(*this))
     world_.progress().wake(*this);

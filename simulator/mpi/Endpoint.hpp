@@ -80,6 +80,8 @@ public:
   /** Requests posted and not complete, oldest first: for deadlock reports. */
   std::vector<RequestPtr> pending_requests() const;
   const MatchQueues& queues() const { return queues_; }
+  /** Envelopes sent to this rank that it never matched: queued as unexpected, or never even looked at. */
+  std::vector<Envelope> unreceived() const;
 
   int64_t bytes_sent() const { return bytes_sent_; }
   double step_seconds() const { return step_seconds_; }
@@ -91,10 +93,12 @@ private:
     simgrid::s4u::ActivityPtr activity;
     Step step;          // the step its end calls for
     Callback on_done;
+    const Message* message = nullptr; // the message it carries, if any (for end-of-run reports)
   };
 
   RequestPtr make_request(bool is_send, int peer, int tag, int64_t bytes, Context context);
   void run_step(Step step);
+  void wake_listener();
 
   // Explicit protocol steps.
   void handle(Message* message);

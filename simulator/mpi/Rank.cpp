@@ -40,13 +40,13 @@ void Rank::operator()()
     record.actions_done++;
   }
   // Like SMPI's replay, wait for the requests the trace left behind.
-  const double start = sg4::Engine::get_clock();
+  record.action_index = actions.size();
+  const double start  = sg4::Engine::get_clock();
   world_.set_activity(rank_, Activity::InMpi);
   for (auto const& request : store_.take_all())
     wait(request);
   record.mpi_seconds += sg4::Engine::get_clock() - start;
-  record.action_index = actions.size();
-  record.end_time     = sg4::Engine::get_clock();
+  record.end_time = sg4::Engine::get_clock();
   world_.set_activity(rank_, Activity::Finished);
   world_.rank_finished(rank_);
 }

@@ -109,6 +109,18 @@ void World::step_started(int rank, Step step)
     on_step(StepEvent{rank, sg4::Engine::get_clock(), step, progress_->executor(*endpoints_[rank])});
 }
 
+std::string World::leftovers_report() const
+{
+  std::ostringstream out;
+  for (int rank = 0; rank < size(); rank++) {
+    for (auto const& envelope : endpoints_[rank]->unreceived())
+      out << "  rank " << rank << " never received the message of rank " << envelope.source << " (tag "
+          << envelope.tag << ", " << envelope.bytes << " B" << (envelope.context == Context::Collective ? ", collective" : "")
+          << ")\n";
+  }
+  return out.str();
+}
+
 std::string World::deadlock_report() const
 {
   std::ostringstream out;

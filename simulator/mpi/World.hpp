@@ -104,6 +104,9 @@ public:
 
   /** A readable account of every unfinished rank and its pending requests. */
   std::string deadlock_report() const;
+  /** After a complete run: messages that arrived but were never received (empty if none). A receive never matched
+   * cannot remain: every rank waits for its requests at the end, so it shows as a deadlock. */
+  std::string leftovers_report() const;
 
 private:
   void update_background();
