@@ -11,6 +11,7 @@ demo: setup
 
 test: setup
 	cd build && ctest --output-on-failure
+	$(PYTHON) -m mypy progsim
 	$(PYTHON) -m pytest -q tests
 
 # Long studies and large cross-checks, kept out of the default suite.

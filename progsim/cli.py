@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
-import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -49,7 +48,7 @@ def compiled_cache(platform: Path, ranks: int) -> Path:
 
     hashed = platform.read_bytes() + str(ranks).encode()
     for module in (compiler, model, topology):  # a changed compiler must not reuse an old compilation
-        hashed += Path(module.__file__).read_bytes()
+        hashed += Path(str(module.__file__)).read_bytes()
     digest = hashlib.sha256(hashed).hexdigest()[:16]
     base = Path(os.environ.get("PROGSIM_CACHE", Path(tempfile.gettempdir()) / "progsim-cache"))
     return base / f"{platform.stem}-{ranks}-{digest}"

@@ -80,7 +80,7 @@ def run_scenario(scenario: Scenario, workdir: Path) -> list[dict[str, Any]]:
     for mechanism in scenario.progress:
         out = workdir / f"results-{mechanism}.json"
         run = replay(scenario.trace, compiled, mechanism, out)
-        if run.returncode != 0:
+        if run.returncode != 0 or run.results is None:
             raise RuntimeError(f"{mechanism}: the engine failed ({run.returncode}):\n{run.stderr[-3000:]}")
         ranks_data = run.results["ranks"]
         n = len(ranks_data)

@@ -16,10 +16,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 PYTHON=${PYTHON:-python3}
-if ! "$PYTHON" -c "import yaml, pytest" 2>/dev/null; then
-  echo "setup: installing Python packages (PyYAML, pytest)"
-  "$PYTHON" -m pip install --quiet "PyYAML>=5.4" "pytest>=7" 2>/dev/null \
-    || "$PYTHON" -m pip install --quiet --break-system-packages "PyYAML>=5.4" "pytest>=7"
+PY_PACKAGES=("PyYAML>=5.4" "pytest>=7" "mypy>=1.0" "types-PyYAML")
+if ! "$PYTHON" -c "import yaml, pytest, mypy" 2>/dev/null; then
+  echo "setup: installing Python packages (${PY_PACKAGES[*]})"
+  "$PYTHON" -m pip install --quiet "${PY_PACKAGES[@]}" 2>/dev/null \
+    || "$PYTHON" -m pip install --quiet --break-system-packages "${PY_PACKAGES[@]}"
 fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

@@ -111,11 +111,12 @@ def platform_xml(platform: Platform) -> str:
         xml.close("zone")
 
     link = platform.interconnect.link
+    fabric = node.inter_socket if node.numa_domains > 1 else None  # validated: present when there are several
     for i in range(platform.nodes):
-        for d in range(node.numa_domains if node.numa_domains > 1 else 0):
+        for d in range(node.numa_domains if fabric is not None else 0):
             # Each domain's port into the node's fabric: crossing between two domains takes two ports.
-            xml.leaf("link", id=f"n{i}.d{d}.port", bandwidth=_bw(node.inter_socket.bandwidth),
-                     latency=_lat(node.inter_socket.latency / 2))
+            assert fabric is not None
+            xml.leaf("link", id=f"n{i}.d{d}.port", bandwidth=_bw(fabric.bandwidth), latency=_lat(fabric.latency / 2))
         for k, nic in enumerate(platform.nics):
             xml.leaf("link", id=f"n{i}.nic{k}", bandwidth=_bw(nic.bandwidth), latency=_lat(nic.latency))
             xml.leaf("link", id=f"n{i}.nic{k}.cable", bandwidth=_bw(link.bandwidth), latency=_lat(link.latency),

@@ -10,7 +10,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import AbstractSet, Any, Callable
 
 from progsim.errors import InputError
 from progsim.platform.yamlsource import Located, load_located
@@ -138,7 +138,8 @@ class _Reader:
     def __init__(self, source: Located):
         self.source = source
 
-    def section(self, data: Any, path: str, required: set[str], optional: set[str] = frozenset()) -> dict[str, Any]:
+    def section(self, data: Any, path: str, required: AbstractSet[str],
+                optional: AbstractSet[str] = frozenset()) -> dict[str, Any]:
         if not isinstance(data, dict):
             raise self.source.error(path or "(top)", f"expected a mapping with keys {sorted(required | optional)}")
         unknown = sorted(set(data) - required - optional)
@@ -204,14 +205,14 @@ def _transport(reader: _Reader, data: dict[str, Any], path: str, defaults: Trans
     )
 
 
-def _topology_nodes(reader: _Reader, inter: InterconnectSpec) -> int | None:
-    if inter.topology == "fat-tree":
+def _topology_nodes(inter: InterconnectSpec) -> int | None:
+    if inter.fat_tree is not None:
         return math.prod(inter.fat_tree["down"])
-    if inter.topology == "torus":
+    if inter.torus is not None:
         return math.prod(inter.torus)
-    if inter.topology == "dragonfly":
+    if inter.dragonfly is not None:
         d = inter.dragonfly
-        return d["groups"][0] * d["chassis"][0] * d["routers"][0] * d["nodes_per_router"]
+        return int(d["groups"][0] * d["chassis"][0] * d["routers"][0] * d["nodes_per_router"])
     return None
 
 
@@ -257,7 +258,9 @@ def load_platform(path: str | Path) -> Platform:
                            {"fat_tree", "torus", "dragonfly"})
     topology = r.choice(inter_data, "topology", "interconnect", TOPOLOGIES)
     link = r.link(inter_data["link"], "interconnect.link")
-    fat_tree = torus = dragonfly = None
+    fat_tree: dict[str, list[int]] | None = None
+    torus: list[int] | None = None
+    dragonfly: dict[str, Any] | None = None
     if topology == "fat-tree":
         if "fat_tree" not in inter_data:
             raise source.error("interconnect", "topology fat-tree needs 'fat_tree: {levels, down, up, parallel}'")
@@ -278,7 +281,7 @@ def load_platform(path: str | Path) -> Platform:
         dragonfly = {k: r.int_list(df[k], f"interconnect.dragonfly.{k}", 2) for k in ("groups", "chassis", "routers")}
         dragonfly["nodes_per_router"] = r.integer(df, "nodes_per_router", "interconnect.dragonfly")
     interconnect = InterconnectSpec(topology, link, fat_tree, torus, dragonfly)
-    expected_nodes = _topology_nodes(r, interconnect)
+    expected_nodes = _topology_nodes(interconnect)
     if expected_nodes is not None and expected_nodes != nodes:
         raise source.error("nodes", f"the {topology} topology has {expected_nodes} nodes but 'nodes' is {nodes}")
 

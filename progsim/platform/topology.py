@@ -110,11 +110,11 @@ def dragonfly(groups: list[int], chassis: list[int], routers: list[int], nodes_p
 def build(spec: InterconnectSpec, nodes: int) -> SwitchGraph:
     if spec.topology == "flat":
         return flat(nodes)
-    if spec.topology == "fat-tree":
+    if spec.fat_tree is not None:
         return fat_tree(spec.fat_tree["down"], spec.fat_tree["up"], spec.fat_tree["parallel"])
-    if spec.topology == "torus":
+    if spec.torus is not None:
         return torus(spec.torus)
-    if spec.topology == "dragonfly":
+    if spec.dragonfly is not None:
         d = spec.dragonfly
         return dragonfly(d["groups"], d["chassis"], d["routers"], d["nodes_per_router"])
     raise ValueError(spec.topology)
