@@ -20,6 +20,11 @@ public:
                        const mpi::Envelope& envelope) const = 0;
   /** The receiver is ready (protocols that wait for a clear-to-send). */
   virtual void clear_to_send(mpi::Endpoint& sender, const mpi::RequestPtr& send, const mpi::RequestPtr& receive) const;
+
+protected:
+  /** How every rendezvous starts: the envelope goes alone, as a request-to-send; the send waits in `waiting`. */
+  static void send_request_to_send(mpi::Endpoint& sender, const mpi::RequestPtr& send, mpi::Message* envelope,
+                                   mpi::RequestState waiting);
 };
 
 /** The protocol object for `protocol` (not for the direct protocol of `ideal`). */

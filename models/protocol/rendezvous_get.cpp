@@ -10,9 +10,7 @@ class RendezvousGet : public MessageProtocol {
 public:
   void post(mpi::Endpoint& sender, const mpi::RequestPtr& send, mpi::Message* envelope) const override
   {
-    envelope->kind = mpi::Message::Kind::RequestToSend;
-    send->state    = mpi::RequestState::WaitingFinish;
-    sender.send_message(send->peer, envelope, sender.world().parameters().control_bytes);
+    send_request_to_send(sender, send, envelope, mpi::RequestState::WaitingFinish);
   }
 
   void matched(mpi::Endpoint& receiver, const mpi::RequestPtr& receive,

@@ -13,9 +13,7 @@ class RendezvousPut : public MessageProtocol {
 public:
   void post(mpi::Endpoint& sender, const mpi::RequestPtr& send, mpi::Message* envelope) const override
   {
-    envelope->kind = mpi::Message::Kind::RequestToSend;
-    send->state    = mpi::RequestState::WaitingClearToSend;
-    sender.send_message(send->peer, envelope, sender.world().parameters().control_bytes);
+    send_request_to_send(sender, send, envelope, mpi::RequestState::WaitingClearToSend);
   }
 
   void matched(mpi::Endpoint& receiver, const mpi::RequestPtr& receive,
