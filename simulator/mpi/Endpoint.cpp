@@ -201,7 +201,7 @@ sg4::CommPtr Endpoint::transfer(int from, int to, int64_t bytes)
 
 /* ---------- progress ---------- */
 
-bool Endpoint::progress()
+void Endpoint::progress()
 {
   // One look at every followed transfer per step (test_any is a single call into SimGrid).
   std::vector<sg4::ActivityPtr> watched;
@@ -216,11 +216,10 @@ bool Endpoint::progress()
     run_step(done.step);
     done.on_done();
   }
-  bool completed          = completed_since_notify_;
-  completed_since_notify_ = false;
-  if (completed)
+  if (completed_since_notify_) {
+    completed_since_notify_ = false;
     notify_rank();
-  return completed;
+  }
 }
 
 void Endpoint::add_activities(std::vector<sg4::ActivityPtr>& into)

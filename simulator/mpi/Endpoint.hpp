@@ -55,8 +55,8 @@ public:
   RequestPtr post_send(int destination, int tag, int64_t bytes, Context context);
   RequestPtr post_receive(int source, int tag, int64_t bytes, Context context);
 
-  /** Runs every step that is ready (arrived messages, finished transfers); true if any request completed. */
-  bool progress();
+  /** Runs every step that is ready (arrived messages, finished transfers); wakes the rank if a request completed. */
+  void progress();
   /** Adds what the actor in charge of progress waits on (the followed transfers) to `into`. */
   void add_activities(std::vector<simgrid::s4u::ActivityPtr>& into);
 
