@@ -29,16 +29,24 @@ constexpr Spec k_shm_fragment{"progsim/shm-fragment-size", "B", "Bytes per fragm
 constexpr Spec k_send_overhead{"progsim/overhead-send", "s", "CPU seconds a sender spends posting a message"};
 constexpr Spec k_recv_overhead{"progsim/overhead-recv", "s", "CPU seconds a receiver spends posting a receive"};
 constexpr Spec k_step_overhead{"progsim/overhead-step", "s", "CPU seconds of one protocol step (match, request/clear-to-send, finish, fragment)"};
+constexpr Spec k_call_overhead{"progsim/overhead-call", "s", "CPU seconds of one wait or test call, even when nothing is pending"};
+constexpr Spec k_copy_bandwidth{"progsim/copy-bandwidth", "B/s", "Bytes per second one core copies (eager buffers at both ends, shared-memory single copies)"};
+constexpr Spec k_buffered{"progsim/buffered-send-threshold", "B", "Blocking sends below this complete once copied, as in the MPI that captured the trace (SMPI: 65536); 0 for strict MPI semantics"};
+constexpr Spec k_progress_calls{"progsim/rank-progress", "", "Where a rank runs its own protocol steps: wait (wait and test calls only) or every-call"};
+constexpr Spec k_pipeline_depth{"progsim/pipeline-depth", "fragments", "Fragments of a pipelined rendezvous in flight at once"};
 constexpr Spec k_control_bytes{"progsim/control-bytes", "B", "Bytes of a control message (RTS, CTS, FIN)"};
 constexpr Spec k_envelope_bytes{"progsim/envelope-bytes", "B", "Bytes of header added to every message (SMPI adds 16)"};
 constexpr Spec k_detached{"progsim/detached-threshold", "B", "ideal: sends smaller than this complete at once (SMPI's smpi/send-is-detached-thresh)"};
 constexpr Spec k_smpi_test{"progsim/smpi-test-sleep", "s", "ideal: seconds injected per MPI_Test, growing while tests fail (SMPI's smpi/test)"};
 constexpr Spec k_poll_interval{"progsim/thread-poll-interval", "s", "thread: seconds between two polls of the progress thread"};
 constexpr Spec k_poll_cost{"progsim/thread-poll-cost", "s", "thread: CPU seconds of one poll"};
+constexpr Spec k_quantum{"progsim/sched-quantum", "s", "thread: a progress thread woken on a busy core waits for the next time slice of this length"};
+constexpr Spec k_spare_core{"progsim/thread-spare-core", "", "thread: progress threads are pinned to cores the ranks do not use (yes or no)"};
 constexpr Spec k_dedicated_per{"progsim/dedicated-per", "", "dedicated-core: one progress core per node or per numa domain"};
 constexpr Spec k_dedicated_cores{"progsim/dedicated-cores", "cores", "dedicated-core: cores reserved per node or numa domain"};
 constexpr Spec k_dedicated_step{"progsim/dedicated-step-cost", "s", "dedicated-core: seconds of one step on the progress core"};
 constexpr Spec k_offload_latency{"progsim/offload-step-latency", "s", "offload: seconds of one protocol step run by the NIC"};
+constexpr Spec k_offload_intra{"progsim/offload-intra-node", "", "offload: messages inside a node go through the NIC instead of shared memory (yes or no)"};
 constexpr Spec k_out{"progsim/out", "", "Results file (JSON)"};
 constexpr Spec k_timeline{"progsim/timeline", "", "Event timeline file (JSON lines), empty for none"};
 constexpr Spec k_platform_source{"progsim/platform-source", "", "What the platform was compiled from (recorded in the results)"};
@@ -54,16 +62,24 @@ struct Flags {
   Flag<double> send_overhead{k_send_overhead.key, k_send_overhead.description, 5e-7};
   Flag<double> recv_overhead{k_recv_overhead.key, k_recv_overhead.description, 5e-7};
   Flag<double> step_overhead{k_step_overhead.key, k_step_overhead.description, 2e-7};
+  Flag<double> call_overhead{k_call_overhead.key, k_call_overhead.description, 1e-7};
+  Flag<double> copy_bandwidth{k_copy_bandwidth.key, k_copy_bandwidth.description, 1e10};
+  Flag<double> buffered{k_buffered.key, k_buffered.description, 65536.0};
+  Flag<std::string> progress_calls{k_progress_calls.key, k_progress_calls.description, "wait"};
+  Flag<int> pipeline_depth{k_pipeline_depth.key, k_pipeline_depth.description, 3};
   Flag<double> control_bytes{k_control_bytes.key, k_control_bytes.description, 64.0};
   Flag<double> envelope_bytes{k_envelope_bytes.key, k_envelope_bytes.description, 16.0};
   Flag<double> detached{k_detached.key, k_detached.description, 65536.0};
   Flag<double> smpi_test{k_smpi_test.key, k_smpi_test.description, 1e-4};
   Flag<double> poll_interval{k_poll_interval.key, k_poll_interval.description, 1e-6};
   Flag<double> poll_cost{k_poll_cost.key, k_poll_cost.description, 1e-7};
+  Flag<double> quantum{k_quantum.key, k_quantum.description, 3e-3};
+  Flag<bool> spare_core{k_spare_core.key, k_spare_core.description, false};
   Flag<std::string> dedicated_per{k_dedicated_per.key, k_dedicated_per.description, "node"};
   Flag<int> dedicated_cores{k_dedicated_cores.key, k_dedicated_cores.description, 1};
   Flag<double> dedicated_step{k_dedicated_step.key, k_dedicated_step.description, 2e-7};
   Flag<double> offload_latency{k_offload_latency.key, k_offload_latency.description, 5e-7};
+  Flag<bool> offload_intra{k_offload_intra.key, k_offload_intra.description, false};
   Flag<std::string> out{k_out.key, k_out.description, ""};
   Flag<std::string> timeline{k_timeline.key, k_timeline.description, ""};
   Flag<std::string> platform_source{k_platform_source.key, k_platform_source.description, ""};
@@ -99,16 +115,24 @@ Parameters Parameters::from_flags()
   p.send_overhead         = flags->send_overhead.get();
   p.recv_overhead         = flags->recv_overhead.get();
   p.step_overhead         = flags->step_overhead.get();
+  p.call_overhead         = flags->call_overhead.get();
+  p.copy_bandwidth        = flags->copy_bandwidth.get();
+  p.buffered_send_threshold = static_cast<int64_t>(flags->buffered.get());
+  p.rank_progress_every_call = flags->progress_calls.get() == "every-call";
+  p.pipeline_depth        = flags->pipeline_depth.get();
   p.control_bytes         = static_cast<int64_t>(flags->control_bytes.get());
   p.envelope_bytes        = static_cast<int64_t>(flags->envelope_bytes.get());
   p.detached_threshold    = static_cast<int64_t>(flags->detached.get());
   p.smpi_test_sleep       = flags->smpi_test.get();
   p.thread_poll_interval  = flags->poll_interval.get();
   p.thread_poll_cost      = flags->poll_cost.get();
+  p.sched_quantum         = flags->quantum.get();
+  p.thread_spare_core     = flags->spare_core.get();
   p.dedicated_per         = flags->dedicated_per.get();
   p.dedicated_cores       = flags->dedicated_cores.get();
   p.dedicated_step_cost   = flags->dedicated_step.get();
   p.offload_step_latency  = flags->offload_latency.get();
+  p.offload_intra_node    = flags->offload_intra.get();
   p.out                   = flags->out.get();
   p.timeline              = flags->timeline.get();
   p.platform_source       = flags->platform_source.get();
@@ -118,6 +142,15 @@ Parameters Parameters::from_flags()
     throw std::invalid_argument("progsim/dedicated-per must be 'node' or 'numa', not '" + p.dedicated_per + "'");
   if (p.dedicated_cores < 1)
     throw std::invalid_argument("progsim/dedicated-cores must be at least 1");
+  if (flags->progress_calls.get() != "wait" && flags->progress_calls.get() != "every-call")
+    throw std::invalid_argument("progsim/rank-progress must be 'wait' or 'every-call', not '" +
+                                flags->progress_calls.get() + "'");
+  if (not(p.copy_bandwidth > 0))
+    throw std::invalid_argument("progsim/copy-bandwidth must be positive");
+  if (p.pipeline_depth < 1)
+    throw std::invalid_argument("progsim/pipeline-depth must be at least 1");
+  if (not(p.sched_quantum >= 0) || not(p.call_overhead >= 0) || p.buffered_send_threshold < 0)
+    throw std::invalid_argument("progsim/sched-quantum, overhead-call and buffered-send-threshold must not be negative");
   if (p.thread_poll_interval < 0 || p.thread_poll_cost < 0)
     throw std::invalid_argument("thread poll interval and cost must not be negative");
   return p;
@@ -141,16 +174,24 @@ std::vector<ParameterInfo> Parameters::describe()
       info(k_send_overhead, number(f.send_overhead.get())),
       info(k_recv_overhead, number(f.recv_overhead.get())),
       info(k_step_overhead, number(f.step_overhead.get())),
+      info(k_call_overhead, number(f.call_overhead.get())),
+      info(k_copy_bandwidth, number(f.copy_bandwidth.get())),
+      info(k_buffered, number(f.buffered.get())),
+      info(k_progress_calls, f.progress_calls.get()),
+      info(k_pipeline_depth, std::to_string(f.pipeline_depth.get())),
       info(k_control_bytes, number(f.control_bytes.get())),
       info(k_envelope_bytes, number(f.envelope_bytes.get())),
       info(k_detached, number(f.detached.get())),
       info(k_smpi_test, number(f.smpi_test.get())),
       info(k_poll_interval, number(f.poll_interval.get())),
       info(k_poll_cost, number(f.poll_cost.get())),
+      info(k_quantum, number(f.quantum.get())),
+      info(k_spare_core, f.spare_core.get() ? "yes" : "no"),
       info(k_dedicated_per, f.dedicated_per.get()),
       info(k_dedicated_cores, std::to_string(f.dedicated_cores.get())),
       info(k_dedicated_step, number(f.dedicated_step.get())),
       info(k_offload_latency, number(f.offload_latency.get())),
+      info(k_offload_intra, f.offload_intra.get() ? "yes" : "no"),
   };
 }
 

@@ -24,16 +24,24 @@ struct Parameters {
   double send_overhead  = 0;                  // CPU s spent by the sender when it posts a message
   double recv_overhead  = 0;                  // CPU s spent by the receiver when it posts a receive
   double step_overhead  = 0;                  // CPU s of each protocol step (match, RTS, CTS, FIN, fragment)
+  double call_overhead  = 0;                  // CPU s of a wait or test call, even with nothing to do
+  double copy_bandwidth = 1e10;               // B/s one core copies (eager buffers, shared-memory single copies)
+  int64_t buffered_send_threshold = 65536;    // blocking sends below this complete once copied (0: strict MPI)
+  bool rank_progress_every_call = false;      // the rank runs its own steps in every MPI call, not only wait/test
+  int pipeline_depth    = 3;                  // fragments of a pipelined rendezvous in flight at once
   int64_t control_bytes = 0;                  // size of a control message (RTS, CTS, FIN)
   int64_t envelope_bytes = 16;                // header added to every message, as SMPI does
   int64_t detached_threshold = 65536;         // direct protocol: sends below this complete at once
   double smpi_test_sleep = 1e-4;              // direct protocol: SMPI's injected cost of MPI_Test
   double thread_poll_interval = 0;            // s between two polls of a progress thread
   double thread_poll_cost     = 0;            // CPU s of one poll
+  double sched_quantum        = 0;            // s: a thread woken on a busy core waits for the next time slice
+  bool thread_spare_core      = false;        // progress threads are pinned to cores the ranks do not use
   std::string dedicated_per;                  // node | numa
   int dedicated_cores        = 1;
   double dedicated_step_cost = 0;             // s of one step on a dedicated core
   double offload_step_latency = 0;            // s of one step executed by the NIC
+  bool offload_intra_node     = false;        // messages inside a node go through the NIC (not shared memory)
   std::string out;                            // results file
   std::string timeline;                       // event timeline file (JSON lines)
   std::string platform_source;                // what the platform XML was compiled from

@@ -10,7 +10,7 @@
 #include "mpi/World.hpp"
 #include "output/ResultWriter.hpp"
 #include "output/TimelineWriter.hpp"
-#include "progress/ProgressModel.hpp"
+#include "mpi/ProgressModel.hpp"
 #include "trace/TraceSet.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
@@ -112,7 +112,13 @@ int main(int argc, char** argv)
     std::_Exit(kDeadlock);
   });
 
-  world.start();
+  try { // a mechanism that cannot be set up on this platform (e.g. every core reserved) is bad input
+    world.start();
+  } catch (const std::invalid_argument& error) {
+    std::cerr << "progsim: error: " << error.what() << "\n";
+    remove_stale(parameters.timeline.empty() ? "" : parameters.timeline + ".partial");
+    return kBadInput;
+  }
   engine.run();
 
   if (not world.all_finished()) {

@@ -7,16 +7,22 @@ namespace sg4 = simgrid::s4u;
 
 namespace progsim::models::progress {
 
+namespace {
+// A reserved core's load is served before any rank's computation: max-min sharing gives each execution a share
+// in proportion to its priority, up to its bound, so the load takes its whole core and the ranks share the rest.
+constexpr double kAheadOfRanks = 1e6;
+} // namespace
+
 void ProgressAgent::operator()()
 {
-  // CPU this agent takes from the ranks for the whole run: busy polling, or cores set aside.
-  for (int i = 0; i < reserved_cores_; i++) {
-    auto load = sg4::this_actor::exec_init(1e300);
-    load->set_bound(reserved_bound_);
-    load->start();
+  if (reserved_bound_ > 0) { // CPU this agent takes from the ranks for the whole run
+    load_ = sg4::this_actor::exec_init(1e300);
+    load_->set_bound(reserved_bound_);
+    if (reserved_ahead_)
+      load_->set_priority(kAheadOfRanks);
+    load_->start();
     if (load_paused_)
-      load->suspend();
-    loads_.push_back(load);
+      load_->suspend();
   }
   std::vector<sg4::ActivityPtr> watched;
   std::vector<mpi::Endpoint*> owner; // of each watched activity
@@ -30,7 +36,7 @@ void ProgressAgent::operator()()
       watched.assign(1, doorbell_.activity());
       owner.assign(1, nullptr);
       for (auto* endpoint : endpoints_) {
-        endpoint->add_activities(watched);
+        endpoint->add_activities(watched, *this);
         owner.resize(watched.size(), endpoint);
       }
       ready         = owner[sg4::Activity::wait_any(watched)];
@@ -42,27 +48,24 @@ void ProgressAgent::operator()()
       continue;
     }
     // Only the endpoint whose activity ended: the others' ready activities end the next wait at once.
-    if (before_steps_)
-      before_steps_();
-    ready->progress();
-    if (after_steps_)
-      after_steps_();
+    before_steps();
+    ready->progress(*this);
   }
   doorbell_.cancel();
-  for (auto& load : loads_)
-    load->cancel();
-  loads_.clear();
+  if (load_)
+    load_->cancel();
+  load_ = nullptr;
 }
 
 void ProgressAgent::pause_load(bool paused)
 {
   load_paused_ = paused;
-  for (auto& load : loads_) {
-    if (paused && not load->is_suspended())
-      load->suspend();
-    else if (not paused && load->is_suspended())
-      load->resume();
-  }
+  if (not load_)
+    return;
+  if (paused && not load_->is_suspended())
+    load_->suspend();
+  else if (not paused && load_->is_suspended())
+    load_->resume();
 }
 
 void ProgressAgent::stop()
@@ -71,7 +74,7 @@ void ProgressAgent::stop()
   doorbell_.ring();
 }
 
-void ProgressAgent::ring()
+void ProgressAgent::ring(mpi::Endpoint&)
 {
   if (waiting_) // otherwise the agent looks at its endpoints' activities anew before it waits
     doorbell_.ring();

@@ -1,5 +1,5 @@
 /* The table of progress mechanisms: adding one means adding its file and one line here. */
-#include "progress/ProgressModel.hpp"
+#include "mpi/ProgressModel.hpp"
 
 #include <functional>
 #include <stdexcept>

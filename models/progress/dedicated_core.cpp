@@ -1,19 +1,42 @@
-/* dedicated-core: progression runs on cores reserved per node (or per NUMA domain). Computation is not slowed by
- * it, but the application has those cores fewer; one reserved core serves all the ranks of its node in turn. */
+/* dedicated-core: progression runs on cores reserved per node (or per NUMA domain), taken away from the
+ * application: a node of c cores with d reserved runs its ranks on c - d. Each reserved core runs its own agent,
+ * serving its share of the unit's ranks; steps there slow no computation down. MadMPI/PIOMan and MPC's dedicated
+ * progression (Reynier 2022, ch. 4-6) work this way. */
 #include "mpi/Endpoint.hpp"
 #include "mpi/World.hpp"
 #include "progress/ProgressAgent.hpp"
-#include "progress/ProgressModel.hpp"
+#include "mpi/ProgressModel.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 
 #include <map>
+#include <stdexcept>
 
 namespace sg4 = simgrid::s4u;
 
 namespace progsim::models::progress {
 
 namespace {
+class ReservedCore : public ProgressAgent {
+public:
+  explicit ReservedCore(double step_cost) : step_cost_(step_cost) {}
+  std::string_view name() const override { return "dedicated-core"; }
+
+  void execute(mpi::Endpoint& endpoint, const mpi::StepWork& work) override
+  {
+    // On the reserved core, which nothing else uses: the step's own cost and its copies, at full core speed.
+    double copy = endpoint.world().copy_seconds(work.copy_bytes);
+    double cost = (work.cpu_seconds > 0 ? step_cost_ : 0) + copy;
+    if (cost > 0)
+      sg4::this_actor::sleep_for(cost);
+    endpoint.add_step_seconds(cost - copy);
+    endpoint.add_copy_seconds(copy);
+  }
+
+private:
+  double step_cost_;
+};
+
 class DedicatedCoreProgress : public ProgressModel {
 public:
   explicit DedicatedCoreProgress(const Parameters& p)
@@ -22,29 +45,39 @@ public:
   }
 
   std::string_view name() const override { return "dedicated-core"; }
-  bool rank_drives(const mpi::Endpoint&) const override { return false; }
-  std::string_view executor(const mpi::Endpoint&) const override { return "dedicated-core"; }
+  mpi::StepRunner& runner(mpi::Endpoint& endpoint, mpi::Step, int) override { return *core_of_[endpoint.rank()]; }
 
   void start(mpi::World& world) override
   {
-    // Group the ranks by the unit that owns a progress core: a node, or a host (NUMA domain).
-    std::map<std::pair<int, std::string>, std::vector<mpi::Endpoint*>> groups;
+    // Group the ranks by the unit that owns the reserved cores: a node, or a host (NUMA domain).
+    std::map<std::pair<int, std::string>, std::vector<mpi::Endpoint*>> units;
     for (int rank = 0; rank < world.size(); rank++) {
       auto key = per_numa_ ? std::make_pair(world.node_of(rank), world.host_of(rank)->get_name())
                            : std::make_pair(world.node_of(rank), std::string());
-      groups[key].push_back(&world.endpoint(rank));
+      units[key].push_back(&world.endpoint(rank));
     }
-    agent_of_.resize(world.size());
-    for (auto const& [key, endpoints] : groups) {
-      auto agent      = std::make_shared<ProgressAgent>(endpoints, nullptr);
-      sg4::Host* host = endpoints.front()->host();
-      for (auto* endpoint : endpoints)
-        agent_of_[endpoint->rank()] = agent;
-      // The reserved cores are busy for the whole run, whatever the agent does: the ranks cannot use them.
-      agent->reserve(cores_, host->get_speed());
+    core_of_.resize(world.size());
+    for (auto const& [key, endpoints] : units) {
+      sg4::Host* host = endpoints.front()->host(); // where the unit's reserved cores are
+      if (reserved_on_[host] + cores_ >= host->get_core_count())
+        throw std::invalid_argument("dedicated-core: " + std::to_string(cores_) + " reserved core(s) on " +
+                                    host->get_name() + ", which has " + std::to_string(host->get_core_count()) +
+                                    ": no core would be left for its ranks (progsim/dedicated-cores)");
       reserved_on_[host] += cores_;
-      agents_.push_back(agent);
-      sg4::Actor::create("progress-core-" + host->get_name(), host, [agent]() { (*agent)(); });
+      std::vector<std::shared_ptr<ReservedCore>> unit_cores;
+      for (int c = 0; c < cores_; c++) {
+        auto core = std::make_shared<ReservedCore>(step_cost_);
+        core->reserve(host->get_speed(), true); // busy for the whole run: the ranks cannot use it
+        unit_cores.push_back(core);
+        cores_all_.push_back(core);
+        sg4::Actor::create("progress-core-" + host->get_name() + "-" + std::to_string(c), host,
+                           [core]() { (*core)(); });
+      }
+      for (size_t i = 0; i < endpoints.size(); i++) { // the unit's ranks in turn over its cores
+        auto& core = unit_cores[i % unit_cores.size()];
+        core->serve(*endpoints[i]);
+        core_of_[endpoints[i]->rank()] = core;
+      }
     }
   }
 
@@ -54,35 +87,25 @@ public:
     return it == reserved_on_.end() ? 0 : it->second;
   }
 
-  void execute_step(mpi::Endpoint& endpoint, double) override
-  {
-    if (step_cost_ <= 0)
-      return;
-    sg4::this_actor::sleep_for(step_cost_); // on the reserved core, which nothing else uses
-    endpoint.add_step_seconds(step_cost_);
-  }
-
-  void wake(mpi::Endpoint& endpoint) override { agent_of_[endpoint.rank()]->ring(); }
-
   void pause_background(bool paused) override
   {
-    for (auto& agent : agents_)
-      agent->pause_load(paused);
+    for (auto& core : cores_all_)
+      core->pause_load(paused);
   }
 
   void stop(mpi::World&) override
   {
-    for (auto& agent : agents_)
-      agent->stop();
+    for (auto& core : cores_all_)
+      core->stop();
   }
 
 private:
   bool per_numa_;
   int cores_;
   double step_cost_;
-  std::vector<std::shared_ptr<ProgressAgent>> agent_of_;
+  std::vector<std::shared_ptr<ReservedCore>> core_of_;
+  std::vector<std::shared_ptr<ReservedCore>> cores_all_;
   std::map<const sg4::Host*, int> reserved_on_;
-  std::vector<std::shared_ptr<ProgressAgent>> agents_;
 };
 } // namespace
 

@@ -1,6 +1,7 @@
 /* ideal: SMPI's assumption. Matching happens when a message is posted and a transfer needs nobody once both
  * sides have posted; sends below the detached threshold complete at once. Reference for cross-checks. */
-#include "progress/ProgressModel.hpp"
+#include "mpi/Endpoint.hpp"
+#include "mpi/ProgressModel.hpp"
 
 namespace progsim::models::progress {
 
@@ -9,8 +10,8 @@ class IdealProgress : public ProgressModel {
 public:
   std::string_view name() const override { return "ideal"; }
   bool direct_protocol() const override { return true; }
-  bool rank_drives(const mpi::Endpoint&) const override { return false; }
-  void execute_step(mpi::Endpoint&, double) override {}
+  // The direct protocol has no steps; should one be asked for, the rank would run it.
+  mpi::StepRunner& runner(mpi::Endpoint& endpoint, mpi::Step, int) override { return endpoint.own_runner(); }
 };
 } // namespace
 

@@ -1,10 +1,8 @@
-/* none: the protocol advances only while the rank is inside an MPI call (MPI_Test included). */
+/* none: the rank runs every protocol step itself, inside its MPI calls (wait and test, or every call with
+ * progsim/rank-progress:every-call), on its own core. Open MPI's ob1 and MPICH without an asynchronous thread work
+ * this way. */
 #include "mpi/Endpoint.hpp"
-#include "mpi/World.hpp"
-#include "progress/ProgressModel.hpp"
-
-#include <simgrid/s4u/Actor.hpp>
-#include <simgrid/s4u/Host.hpp>
+#include "mpi/ProgressModel.hpp"
 
 namespace progsim::models::progress {
 
@@ -12,15 +10,7 @@ namespace {
 class NoProgress : public ProgressModel {
 public:
   std::string_view name() const override { return "none"; }
-  bool rank_drives(const mpi::Endpoint&) const override { return true; }
-  void execute_step(mpi::Endpoint& endpoint, double cpu_seconds) override
-  {
-    // The rank itself runs the step, on its own core.
-    if (cpu_seconds <= 0)
-      return;
-    endpoint.world().spend_cpu(endpoint.host(), cpu_seconds);
-    endpoint.add_step_seconds(cpu_seconds);
-  }
+  mpi::StepRunner& runner(mpi::Endpoint& endpoint, mpi::Step, int) override { return endpoint.own_runner(); }
 };
 } // namespace
 

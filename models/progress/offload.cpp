@@ -1,9 +1,13 @@
-/* offload: the NIC matches messages and runs the rendezvous: no CPU cost, a NIC latency per step. Nodes whose
- * NIC does not offload the rendezvous fall back to `none`. */
+/* offload: each NIC runs the protocol steps it offloads (tag matching, the rendezvous handshake), with a fixed
+ * latency per step and no CPU; the rest stays with the rank, as under `none`. A NIC that offloads matching but
+ * not the rendezvous matches eager messages only (a request-to-send needs both, since its answer is part of the
+ * step). Messages inside a node go through shared memory, driven by the ranks, unless
+ * progsim/offload-intra-node routes them through the NIC. The compiled platform names each host's NIC and what
+ * it offloads (host properties progsim:nic and progsim:nic-offload); a host without them offloads nothing. */
 #include "mpi/Endpoint.hpp"
 #include "mpi/World.hpp"
 #include "progress/ProgressAgent.hpp"
-#include "progress/ProgressModel.hpp"
+#include "mpi/ProgressModel.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 
@@ -14,68 +18,98 @@ namespace sg4 = simgrid::s4u;
 namespace progsim::models::progress {
 
 namespace {
-/** The compiled platform lists what a node's NIC offloads in the host property progsim:nic-offload. */
-bool nic_offloads_rendezvous(const sg4::Host* host)
-{
-  const char* offload = host->get_property("progsim:nic-offload");
-  return offload == nullptr || std::string(offload).find("rendezvous") != std::string::npos;
-}
-
-class OffloadProgress : public ProgressModel {
+class Nic : public ProgressAgent {
 public:
-  explicit OffloadProgress(const Parameters& p) : latency_(p.offload_step_latency) {}
-
-  std::string_view name() const override { return "offload"; }
-  bool rank_drives(const mpi::Endpoint& endpoint) const override { return not nic_offloads_rendezvous(endpoint.host()); }
-  std::string_view executor(const mpi::Endpoint& endpoint) const override
+  Nic(double latency, bool matching, bool rendezvous) : latency_(latency), matching_(matching), rendezvous_(rendezvous)
   {
-    return rank_drives(endpoint) ? "rank" : "nic";
   }
-
-  void start(mpi::World& world) override
+  std::string_view name() const override { return "nic"; }
+  bool runs(mpi::Step step) const
   {
-    std::map<int, std::vector<mpi::Endpoint*>> per_node;
-    for (int rank = 0; rank < world.size(); rank++)
-      if (not rank_drives(world.endpoint(rank)))
-        per_node[world.node_of(rank)].push_back(&world.endpoint(rank));
-    agent_of_.resize(world.size());
-    for (auto const& [node, endpoints] : per_node) {
-      auto agent = std::make_shared<ProgressAgent>(endpoints, nullptr);
-      for (auto* endpoint : endpoints)
-        agent_of_[endpoint->rank()] = agent;
-      agents_.push_back(agent);
-      sg4::Actor::create("nic-" + std::to_string(node), endpoints.front()->host(), [agent]() { (*agent)(); });
+    switch (step) {
+      case mpi::Step::Envelope:
+        return matching_;
+      case mpi::Step::RequestToSend:
+        return matching_ && rendezvous_;
+      default:
+        return rendezvous_;
     }
   }
-
-  void execute_step(mpi::Endpoint& endpoint, double cpu_seconds) override
+  void execute(mpi::Endpoint&, const mpi::StepWork&) override
   {
-    if (rank_drives(endpoint)) { // no offload on this node: the rank pays, as with `none`
-      if (cpu_seconds > 0)
-        endpoint.world().spend_cpu(endpoint.host(), cpu_seconds);
-      endpoint.add_step_seconds(cpu_seconds);
-      return;
-    }
+    // The NIC's processor handles the event; data moves by DMA, so no core copies anything.
     if (latency_ > 0)
       sg4::this_actor::sleep_for(latency_);
   }
 
-  void wake(mpi::Endpoint& endpoint) override
+private:
+  double latency_;
+  bool matching_;
+  bool rendezvous_;
+};
+
+std::string property(const sg4::Host* host, const char* name)
+{
+  const char* value = host->get_property(name);
+  return value ? value : "";
+}
+
+bool lists(const std::string& items, const std::string& item)
+{
+  std::string padded = "," + items + ",";
+  return padded.find("," + item + ",") != std::string::npos;
+}
+
+class OffloadProgress : public ProgressModel {
+public:
+  explicit OffloadProgress(const Parameters& p) : latency_(p.offload_step_latency), intra_node_(p.offload_intra_node)
   {
-    if (agent_of_[endpoint.rank()])
-      agent_of_[endpoint.rank()]->ring();
+  }
+
+  std::string_view name() const override { return "offload"; }
+
+  mpi::StepRunner& runner(mpi::Endpoint& endpoint, mpi::Step step, int peer) override
+  {
+    Nic* nic = nic_of_[endpoint.rank()].get();
+    bool through_nic = intra_node_ || not endpoint.world().same_node(endpoint.rank(), peer);
+    if (nic != nullptr && through_nic && nic->runs(step))
+      return *nic;
+    return endpoint.own_runner();
+  }
+
+  void start(mpi::World& world) override
+  {
+    std::map<std::string, std::shared_ptr<Nic>> nics; // by name, across the platform
+    nic_of_.resize(world.size());
+    for (int rank = 0; rank < world.size(); rank++) {
+      const sg4::Host* host = world.host_of(rank);
+      std::string name      = property(host, "progsim:nic");
+      std::string offloads  = property(host, "progsim:nic-offload");
+      bool matching = lists(offloads, "matching"), rendezvous = lists(offloads, "rendezvous");
+      if (name.empty() || not(matching || rendezvous))
+        continue; // this rank's steps stay with the rank
+      auto& nic = nics[name];
+      if (not nic) {
+        nic = std::make_shared<Nic>(latency_, matching, rendezvous);
+        nics_.push_back(nic);
+        sg4::Actor::create("nic-" + name, world.host_of(rank), [nic]() { (*nic)(); });
+      }
+      nic->serve(world.endpoint(rank));
+      nic_of_[rank] = nic;
+    }
   }
 
   void stop(mpi::World&) override
   {
-    for (auto& agent : agents_)
-      agent->stop();
+    for (auto& nic : nics_)
+      nic->stop();
   }
 
 private:
   double latency_;
-  std::vector<std::shared_ptr<ProgressAgent>> agent_of_;
-  std::vector<std::shared_ptr<ProgressAgent>> agents_;
+  bool intra_node_;
+  std::vector<std::shared_ptr<Nic>> nic_of_;
+  std::vector<std::shared_ptr<Nic>> nics_;
 };
 } // namespace
 

@@ -1,14 +1,16 @@
-/* thread: a progress thread per rank polls at a fixed interval on the rank's own cores. Its polling takes CPU
- * from the application, which slows down when the node's cores are oversubscribed. */
+/* thread: a progress thread per rank runs its protocol steps while the rank computes (MPICH's asynchronous
+ * progress thread, Open MPI's progress threads). It shares the rank's cores unless the platform pins threads to
+ * spare cores: idle polling takes a share of a core, and a thread woken while every core of its host computes gets
+ * a core only at the next time slice of the OS scheduler (progsim/sched-quantum). Its steps cost CPU before they
+ * take effect. */
 #include "mpi/Endpoint.hpp"
 #include "mpi/World.hpp"
 #include "progress/ProgressAgent.hpp"
-#include "progress/ProgressModel.hpp"
+#include "mpi/ProgressModel.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
-#include <algorithm>
 #include <cmath>
 
 namespace sg4 = simgrid::s4u;
@@ -16,63 +18,113 @@ namespace sg4 = simgrid::s4u;
 namespace progsim::models::progress {
 
 namespace {
+/** The next multiple of `period` at or after now (now itself when period is 0). */
+double next_tick(double period)
+{
+  double now = sg4::Engine::get_clock();
+  return period > 0 ? std::ceil(now / period) * period : now;
+}
+
+class ProgressThread : public ProgressAgent {
+public:
+  ProgressThread(const Parameters& p) : parameters_(p) {}
+  std::string_view name() const override { return "progress-thread"; }
+
+  void execute(mpi::Endpoint& endpoint, const mpi::StepWork& work) override
+  {
+    get_a_core(endpoint);
+    run_on_core(endpoint, work.cpu_seconds + endpoint.world().copy_seconds(work.copy_bytes));
+    endpoint.add_step_seconds(work.cpu_seconds);
+    endpoint.add_copy_seconds(endpoint.world().copy_seconds(work.copy_bytes));
+  }
+
+protected:
+  /** Something is ready: the thread sees it at its next poll, and the poll itself costs CPU. */
+  void before_steps() override
+  {
+    double poll = next_tick(parameters_.thread_poll_interval);
+    if (poll > sg4::Engine::get_clock())
+      sg4::this_actor::sleep_until(poll);
+    mpi::Endpoint& endpoint = *endpoints().front();
+    get_a_core(endpoint);
+    run_on_core(endpoint, parameters_.thread_poll_cost);
+  }
+
+private:
+  /** On a host whose cores all compute, the OS runs the woken thread only when a time slice ends. */
+  void get_a_core(mpi::Endpoint& endpoint) const
+  {
+    if (parameters_.thread_spare_core)
+      return;
+    sg4::Host* host = endpoint.host();
+    if (endpoint.world().computing_on(host) < host->get_core_count())
+      return;
+    double slice = next_tick(parameters_.sched_quantum);
+    if (slice > sg4::Engine::get_clock())
+      sg4::this_actor::sleep_until(slice);
+  }
+
+  void run_on_core(mpi::Endpoint& endpoint, double seconds) const
+  {
+    if (seconds <= 0)
+      return;
+    if (parameters_.thread_spare_core) // a core of its own: nothing to share
+      sg4::this_actor::sleep_for(seconds);
+    else
+      endpoint.world().spend_cpu(endpoint.host(), seconds);
+  }
+
+  const Parameters& parameters_;
+};
+
 class ThreadProgress : public ProgressModel {
 public:
-  explicit ThreadProgress(const Parameters& p) : interval_(p.thread_poll_interval), poll_cost_(p.thread_poll_cost) {}
+  explicit ThreadProgress(const Parameters& p) : parameters_(p) {}
 
   std::string_view name() const override { return "thread"; }
-  bool rank_drives(const mpi::Endpoint&) const override { return false; }
-  std::string_view executor(const mpi::Endpoint&) const override { return "progress-thread"; }
+
+  mpi::StepRunner& runner(mpi::Endpoint& endpoint, mpi::Step, int) override { return *threads_[endpoint.rank()]; }
 
   /** Share of a core that idle polling keeps busy: one poll of poll_cost every poll_interval. */
   double polling_share() const
   {
-    double period = interval_ + poll_cost_;
-    return period > 0 ? poll_cost_ / period : 0.0;
+    double period = parameters_.thread_poll_interval + parameters_.thread_poll_cost;
+    return period > 0 ? parameters_.thread_poll_cost / period : 0.0;
   }
 
   void start(mpi::World& world) override
   {
-    agents_.resize(world.size());
-    owed_.assign(world.size(), 0.0);
     for (int rank = 0; rank < world.size(); rank++) {
       mpi::Endpoint& endpoint = world.endpoint(rank);
-      auto agent = std::make_shared<ProgressAgent>(
-          std::vector<mpi::Endpoint*>{&endpoint}, [this]() { wait_for_poll(); },
-          [this, &endpoint]() { pay_poll(endpoint); });
-      agents_[rank] = agent;
-      if (polling_share() > 0) // idle polling keeps part of a core busy
-        agent->reserve(1, polling_share() * endpoint.host()->get_speed());
-      sg4::Actor::create("progress-thread-" + std::to_string(rank), endpoint.host(), [agent]() { (*agent)(); });
+      auto thread             = std::make_shared<ProgressThread>(parameters_);
+      thread->serve(endpoint);
+      if (polling_share() > 0 && not parameters_.thread_spare_core) // idle polling keeps part of a core busy
+        thread->reserve(polling_share() * endpoint.host()->get_speed(), false);
+      threads_.push_back(thread);
+      sg4::Actor::create("progress-thread-" + std::to_string(rank), endpoint.host(), [thread]() { (*thread)(); });
     }
-  }
-
-  void execute_step(mpi::Endpoint& endpoint, double cpu_seconds) override
-  {
-    // Paid with the poll that runs it (pay_poll): one CPU burst per poll rather than one per step.
-    owed_[endpoint.rank()] += std::max(cpu_seconds, 0.0);
   }
 
   int extra_cpu_users(const mpi::World& world, const sg4::Host* host) const override
   {
+    if (parameters_.thread_spare_core)
+      return 0;
     int ranks = 0;
     for (int rank = 0; rank < world.size(); rank++)
       ranks += world.host_of(rank) == host ? 1 : 0;
     return ranks * (polling_share() > 0 ? 2 : 1); // the thread's steps, and its idle polling
   }
 
-  void wake(mpi::Endpoint& endpoint) override { agents_[endpoint.rank()]->ring(); }
-
   void pause_background(bool paused) override
   {
-    for (auto& agent : agents_)
-      agent->pause_load(paused);
+    for (auto& thread : threads_)
+      thread->pause_load(paused);
   }
 
   void stop(mpi::World&) override
   {
-    for (auto& agent : agents_)
-      agent->stop();
+    for (auto& thread : threads_)
+      thread->stop();
   }
 
   double background_cpu_seconds(const mpi::Endpoint&, double lifetime) const override
@@ -81,32 +133,8 @@ public:
   }
 
 private:
-  /** Something is ready: the thread sees it at its next poll. */
-  void wait_for_poll() const
-  {
-    if (interval_ <= 0)
-      return;
-    double now  = sg4::Engine::get_clock();
-    double next = std::ceil(now / interval_) * interval_;
-    if (next > now)
-      sg4::this_actor::sleep_until(next);
-  }
-
-  /** The CPU of the poll and of the steps it ran, taken on the rank's host where it competes with computation.
-   * Only the steps are added to the rank's progress CPU: the polls are counted by the polling share. */
-  void pay_poll(mpi::Endpoint& endpoint)
-  {
-    double steps = owed_[endpoint.rank()];
-    owed_[endpoint.rank()] = 0;
-    if (poll_cost_ + steps > 0)
-      endpoint.world().spend_cpu(endpoint.host(), poll_cost_ + steps);
-    endpoint.add_step_seconds(steps);
-  }
-
-  double interval_;
-  double poll_cost_;
-  std::vector<std::shared_ptr<ProgressAgent>> agents_;
-  std::vector<double> owed_; // CPU seconds of steps run since the last poll was paid, per rank
+  const Parameters parameters_;
+  std::vector<std::shared_ptr<ProgressThread>> threads_;
 };
 } // namespace
 

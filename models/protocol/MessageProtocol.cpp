@@ -15,7 +15,7 @@ void MessageProtocol::send_request_to_send(mpi::Endpoint& sender, const mpi::Req
                                            mpi::Message* envelope, mpi::RequestState waiting)
 {
   envelope->kind = mpi::Message::Kind::RequestToSend;
-  send->state    = waiting;
+  mpi::transition(*send, waiting);
   sender.send_message(send->peer, envelope, sender.world().parameters().control_bytes);
 }
 

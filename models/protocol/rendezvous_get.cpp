@@ -1,5 +1,6 @@
 /* rendezvous-get (receiver-driven): the request-to-send tells where the data is; the receiver pulls it (an RDMA
- * read, or a single copy in shared memory) and sends a finish message. The sender need not be awake meanwhile. */
+ * read, or a single copy in shared memory done by the receiver's CPU: CMA, KNEM, XPMEM) and sends a finish
+ * message. The sender need not be awake meanwhile. */
 #include "protocol/MessageProtocol.hpp"
 #include "mpi/World.hpp"
 
@@ -16,11 +17,13 @@ public:
   void matched(mpi::Endpoint& receiver, const mpi::RequestPtr& receive,
                const mpi::Envelope& envelope) const override
   {
-    receive->state     = mpi::RequestState::Transferring;
+    mpi::transition(*receive, mpi::RequestState::Transferring);
     mpi::RequestPtr send = envelope.send;
-    auto const& params = receiver.world().parameters();
-    auto pull          = receiver.transfer(send->owner, receiver.rank(), envelope.bytes + params.envelope_bytes);
-    receiver.follow(pull, mpi::Step::TransferDone, [&receiver, receive, send]() {
+    auto const& params   = receiver.world().parameters();
+    auto pull            = receiver.transfer(send->owner, receiver.rank(), envelope.bytes + params.envelope_bytes);
+    if (receiver.world().same_node(send->owner, receiver.rank()))
+      receiver.copy_in_step(envelope.bytes); // the single copy keeps the runner's core busy while the bus moves it
+    receiver.follow(pull, mpi::Step::TransferDone, send->owner, [&receiver, receive, send]() {
       receiver.complete(receive);
       auto* finish = new mpi::Message();
       finish->kind = mpi::Message::Kind::Finish;

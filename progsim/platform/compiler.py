@@ -73,6 +73,15 @@ def _route(xml: _Xml, src: str, dst: str, links: list[str], zone: bool, gw_src: 
     xml.close("zoneRoute" if zone else "route")
 
 
+def _nic_of_domain(platform: Platform, domain: int) -> int | None:
+    """The NIC a NUMA domain's traffic leaves by: one attached to the domain, else the node's first (through the
+    node's fabric); None on a node without NICs."""
+    attached = [k for k, nic in enumerate(platform.nics) if nic.numa == domain]
+    if attached:
+        return attached[0]
+    return 0 if platform.nics else None
+
+
 def platform_xml(platform: Platform) -> str:
     node = platform.node
     graph = topology.build(platform.interconnect, platform.nodes)
@@ -81,7 +90,6 @@ def platform_xml(platform: Platform) -> str:
                   f"<!-- {platform.name}: compiled by progsim from {platform.source.name}. -->"]
     xml.open("platform", version="4.1")
     xml.open("zone", id=platform.name, routing="DijkstraCache")
-    offload = ",".join(sorted({item for nic in platform.nics for item in nic.offload}))
     for i in range(platform.nodes):
         for d in range(node.numa_domains):
             domain = f"n{i}.d{d}"
@@ -89,7 +97,10 @@ def platform_xml(platform: Platform) -> str:
             xml.open("host", id=domain, speed=f"{float(node.core_speed)!r}f", core=str(node.cores_per_numa))
             xml.leaf("prop", id="progsim:node", value=f"n{i}")
             xml.leaf("prop", id="progsim:numa", value=str(d))
-            xml.leaf("prop", id="progsim:nic-offload", value=offload)
+            used = _nic_of_domain(platform, d)
+            if used is not None:  # the NIC this domain's ranks use, and what it offloads
+                xml.leaf("prop", id="progsim:nic", value=f"n{i}.nic{used}")
+                xml.leaf("prop", id="progsim:nic-offload", value=",".join(sorted(platform.nics[used].offload)))
             xml.close("host")
             xml.leaf("router", id=f"{domain}.gw")
             xml.leaf("link", id=f"{domain}.membus", bandwidth=_bw(node.memory.bandwidth),
@@ -171,25 +182,8 @@ def placement(platform: Platform, ranks: int) -> list[str]:
 
 
 def engine_config(platform: Platform) -> list[str]:
-    mpi, progress = platform.mpi, platform.progress
-    values = {
-        "eager-threshold": mpi.network.eager_threshold,
-        "rendezvous": mpi.network.rendezvous,
-        "fragment-size": mpi.network.fragment_size,
-        "shm-eager-threshold": mpi.shared_memory.eager_threshold,
-        "shm-rendezvous": mpi.shared_memory.rendezvous,
-        "shm-fragment-size": mpi.shared_memory.fragment_size,
-        "overhead-send": mpi.overhead_send,
-        "overhead-recv": mpi.overhead_recv,
-        "overhead-step": mpi.overhead_step,
-        "thread-poll-interval": progress.thread_poll_interval,
-        "thread-poll-cost": progress.thread_poll_cost,
-        "dedicated-per": progress.dedicated_per,
-        "dedicated-cores": progress.dedicated_cores,
-        "dedicated-step-cost": progress.dedicated_step_cost,
-        "offload-step-latency": progress.offload_step_latency,
-    }
-    return [f"--cfg=progsim/{key}:{value}" for key, value in values.items()]
+    """The engine parameters the platform sets; the engine's own defaults apply to the others."""
+    return [f"--cfg=progsim/{flag}:{value}" for flag, value in platform.engine_settings]
 
 
 def compile_platform(platform: Platform, directory: Path, ranks: int | None = None) -> Compiled:

@@ -63,32 +63,6 @@ class InterconnectSpec:
 
 
 @dataclass(frozen=True)
-class TransportSpec:
-    eager_threshold: int
-    rendezvous: str
-    fragment_size: int
-
-
-@dataclass(frozen=True)
-class MpiSpec:
-    network: TransportSpec
-    shared_memory: TransportSpec
-    overhead_send: float
-    overhead_recv: float
-    overhead_step: float
-
-
-@dataclass(frozen=True)
-class ProgressSpec:
-    thread_poll_interval: float
-    thread_poll_cost: float
-    dedicated_per: str
-    dedicated_cores: int
-    dedicated_step_cost: float
-    offload_step_latency: float
-
-
-@dataclass(frozen=True)
 class PlacementSpec:
     policy: str
     ranks_per_node: int
@@ -103,8 +77,7 @@ class Platform:
     node: NodeSpec
     nics: tuple[NicSpec, ...]
     interconnect: InterconnectSpec
-    mpi: MpiSpec
-    progress: ProgressSpec
+    engine_settings: tuple[tuple[str, str], ...]  # (progsim-engine flag, value): only what the YAML sets
     placement: PlacementSpec
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -193,16 +166,94 @@ class _Reader:
         return list(data)
 
 
-def _transport(reader: _Reader, data: dict[str, Any], path: str, defaults: TransportSpec | None) -> TransportSpec:
-    keys = {"eager_threshold", "rendezvous"}
-    section = reader.section(data, path, keys if defaults is None else set(), keys | {"fragment_size"})
-    fallback = defaults or TransportSpec(65536, "get", 131072)
-    return TransportSpec(
-        int(reader.number(section, "eager_threshold", path)) if "eager_threshold" in section
-        else fallback.eager_threshold,
-        reader.choice(section, "rendezvous", path, RENDEZVOUS) if "rendezvous" in section else fallback.rendezvous,
-        int(reader.positive(section, "fragment_size", path)) if "fragment_size" in section else fallback.fragment_size,
-    )
+@dataclass(frozen=True)
+class _Setting:
+    """A YAML key that sets one engine parameter; the engine holds every default (progsim-engine --help)."""
+    path: str  # dotted YAML path
+    flag: str  # progsim-engine flag, without its progsim/ prefix
+    kind: str  # number, positive, integer, rendezvous, choice:a|b, bool
+
+
+_SETTINGS = (
+    _Setting("node.copy_bandwidth", "copy-bandwidth", "positive"),
+    _Setting("mpi.eager_threshold", "eager-threshold", "number"),
+    _Setting("mpi.rendezvous", "rendezvous", "rendezvous"),
+    _Setting("mpi.fragment_size", "fragment-size", "positive"),
+    _Setting("mpi.pipeline_depth", "pipeline-depth", "integer"),
+    _Setting("mpi.buffered_send_threshold", "buffered-send-threshold", "number"),
+    _Setting("mpi.rank_progress", "rank-progress", "choice:wait|every-call"),
+    _Setting("mpi.overheads.send", "overhead-send", "number"),
+    _Setting("mpi.overheads.recv", "overhead-recv", "number"),
+    _Setting("mpi.overheads.step", "overhead-step", "number"),
+    _Setting("mpi.overheads.call", "overhead-call", "number"),
+    _Setting("mpi.shared_memory.eager_threshold", "shm-eager-threshold", "number"),
+    _Setting("mpi.shared_memory.rendezvous", "shm-rendezvous", "rendezvous"),
+    _Setting("mpi.shared_memory.fragment_size", "shm-fragment-size", "positive"),
+    _Setting("progress.thread.poll_interval", "thread-poll-interval", "number"),
+    _Setting("progress.thread.poll_cost", "thread-poll-cost", "number"),
+    _Setting("progress.thread.sched_quantum", "sched-quantum", "number"),
+    _Setting("progress.thread.spare_core", "thread-spare-core", "bool"),
+    _Setting("progress.dedicated_core.per", "dedicated-per", "choice:node|numa"),
+    _Setting("progress.dedicated_core.cores", "dedicated-cores", "integer"),
+    _Setting("progress.dedicated_core.step_cost", "dedicated-step-cost", "number"),
+    _Setting("progress.offload.step_latency", "offload-step-latency", "number"),
+    _Setting("progress.offload.intra_node", "offload-intra-node", "bool"),
+)
+_REQUIRED_SETTINGS = {"mpi.eager_threshold", "mpi.rendezvous"}
+
+
+def _section_keys(prefix: str) -> tuple[set[str], set[str]]:
+    """The keys a YAML mapping at `prefix` may hold (settings and sub-sections), and those it must hold."""
+    allowed, required = set(), set()
+    for setting in _SETTINGS:
+        if setting.path.startswith(prefix + "."):
+            key = setting.path[len(prefix) + 1:].split(".")[0]
+            allowed.add(key)
+            if setting.path in _REQUIRED_SETTINGS:
+                required.add(key)
+    return allowed, required
+
+
+def _engine_settings(r: _Reader, top: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """Reads every engine setting the YAML gives, checking each section's keys on the way."""
+    def section(path: str) -> dict[str, Any] | None:
+        data: Any = top
+        for key in path.split("."):
+            if not isinstance(data, dict) or key not in data or data[key] is None:
+                return None
+            data = data[key]
+        return data
+
+    prefixes = {".".join(s.path.split(".")[:n]) for s in _SETTINGS for n in range(1, s.path.count(".") + 1)}
+    for prefix in sorted(prefixes - {"node"}):
+        data = section(prefix)
+        if data is not None:
+            allowed, required = _section_keys(prefix)
+            r.section(data, prefix, required, allowed)
+    settings = []
+    for setting in _SETTINGS:
+        parent, key = setting.path.rsplit(".", 1)
+        data = section(parent)
+        if data is None or key not in data:
+            continue
+        kind = setting.kind
+        value: str
+        if kind == "number":
+            value = repr(r.number(data, key, parent))
+        elif kind == "positive":
+            value = repr(r.positive(data, key, parent))
+        elif kind == "integer":
+            value = str(r.integer(data, key, parent))
+        elif kind == "rendezvous":
+            value = r.choice(data, key, parent, RENDEZVOUS)
+        elif kind == "bool":
+            if not isinstance(data[key], bool):
+                raise r.source.error(setting.path, f"expected true or false, got {data[key]!r}")
+            value = "yes" if data[key] else "no"
+        else:
+            value = r.choice(data, key, parent, tuple(kind.split(":", 1)[1].split("|")))
+        settings.append((setting.flag, value))
+    return tuple(settings)
 
 
 def _topology_nodes(inter: InterconnectSpec) -> int | None:
@@ -224,7 +275,7 @@ def load_platform(path: str | Path) -> Platform:
                     {"description", "nics", "progress", "sources"})
 
     node_data = r.section(top["node"], "node", {"sockets", "numa_per_socket", "cores_per_numa", "core_speed",
-                                                 "memory"}, {"inter_socket"})
+                                                 "memory"}, {"inter_socket", "copy_bandwidth"})
     node = NodeSpec(
         r.integer(node_data, "sockets", "node"), r.integer(node_data, "numa_per_socket", "node"),
         r.integer(node_data, "cores_per_numa", "node"), r.positive(node_data, "core_speed", "node"),
@@ -285,29 +336,7 @@ def load_platform(path: str | Path) -> Platform:
     if expected_nodes is not None and expected_nodes != nodes:
         raise source.error("nodes", f"the {topology} topology has {expected_nodes} nodes but 'nodes' is {nodes}")
 
-    mpi_data = r.section(top["mpi"], "mpi", {"eager_threshold", "rendezvous"},
-                         {"fragment_size", "overheads", "shared_memory"})
-    network = _transport(r, {k: v for k, v in mpi_data.items() if k in ("eager_threshold", "rendezvous",
-                                                                       "fragment_size")}, "mpi", None)
-    shared = _transport(r, mpi_data.get("shared_memory", {}) or {}, "mpi.shared_memory", network)
-    overheads = r.section(mpi_data.get("overheads", {}) or {}, "mpi.overheads", set(), {"send", "recv", "step"})
-    default_overheads = {"send": 5e-7, "recv": 5e-7, "step": 2e-7}
-    o = {k: r.number(overheads, k, "mpi.overheads") if k in overheads else v for k, v in default_overheads.items()}
-    mpi = MpiSpec(network, shared, o["send"], o["recv"], o["step"])
-
-    progress_data = r.section(top.get("progress", {}) or {}, "progress", set(), {"thread", "dedicated_core",
-                                                                                  "offload"})
-    thread = r.section(progress_data.get("thread", {}) or {}, "progress.thread", set(), {"poll_interval", "poll_cost"})
-    dedicated = r.section(progress_data.get("dedicated_core", {}) or {}, "progress.dedicated_core", set(),
-                          {"per", "cores", "step_cost"})
-    offload = r.section(progress_data.get("offload", {}) or {}, "progress.offload", set(), {"step_latency"})
-    progress = ProgressSpec(
-        r.number(thread, "poll_interval", "progress.thread") if "poll_interval" in thread else 1e-6,
-        r.number(thread, "poll_cost", "progress.thread") if "poll_cost" in thread else 1e-7,
-        r.choice(dedicated, "per", "progress.dedicated_core", ("node", "numa")) if "per" in dedicated else "node",
-        r.integer(dedicated, "cores", "progress.dedicated_core") if "cores" in dedicated else 1,
-        r.number(dedicated, "step_cost", "progress.dedicated_core") if "step_cost" in dedicated else 2e-7,
-        r.number(offload, "step_latency", "progress.offload") if "step_latency" in offload else 5e-7)
+    engine_settings = _engine_settings(r, top)
 
     placement_data = r.section(top["placement"], "placement", {"policy"}, {"ranks_per_node"})
     ranks_per_node = (r.integer(placement_data, "ranks_per_node", "placement") if "ranks_per_node" in placement_data
@@ -317,5 +346,5 @@ def load_platform(path: str | Path) -> Platform:
     name = top["name"]
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]*", name):
         raise source.error("name", f"expected an identifier (letters, digits, - and _), got {name!r}")
-    return Platform(name, str(top.get("description", "")), Path(path), nodes, node, tuple(nics), interconnect, mpi,
-                    progress, placement)
+    return Platform(name, str(top.get("description", "")), Path(path), nodes, node, tuple(nics), interconnect,
+                    engine_settings, placement)

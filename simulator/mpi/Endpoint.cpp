@@ -9,11 +9,22 @@
 
 #include <algorithm>
 
-XBT_LOG_NEW_DEFAULT_SUBCATEGORY(progsim_endpoint, progsim, "MPI protocol engine of a rank");
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(progsim_protocol, progsim, "Protocol steps of every rank: who runs what, when");
 
 namespace sg4 = simgrid::s4u;
 
 namespace progsim::mpi {
+
+void RankRunner::execute(Endpoint& endpoint, const StepWork& work)
+{
+  endpoint.spend(work.cpu_seconds, work.copy_bytes);
+  endpoint.add_step_seconds(work.cpu_seconds);
+}
+
+void RankRunner::ring(Endpoint& endpoint)
+{
+  endpoint.notify_rank();
+}
 
 Endpoint::Endpoint(World& world, int rank, sg4::Host* host)
     : world_(world)
@@ -38,9 +49,9 @@ RequestPtr Endpoint::make_request(bool is_send, int peer, int tag, int64_t bytes
 
 void Endpoint::complete(const RequestPtr& request)
 {
-  request->state = RequestState::Complete;
+  transition(*request, RequestState::Complete);
   live_.erase(request->id);
-  completed_since_notify_ = true;
+  notify_rank();
 }
 
 std::vector<RequestPtr> Endpoint::pending_requests() const
@@ -51,16 +62,55 @@ std::vector<RequestPtr> Endpoint::pending_requests() const
   return pending;
 }
 
+void Endpoint::spend(double cpu_seconds, int64_t copy_bytes)
+{
+  double copy = world_.copy_seconds(copy_bytes);
+  if (cpu_seconds + copy > 0)
+    world_.spend_cpu(host_, cpu_seconds + copy);
+  copy_seconds_ += copy;
+}
+
+namespace {
+Step step_of(Message::Kind kind)
+{
+  switch (kind) {
+    case Message::Kind::ClearToSend:
+      return Step::ClearToSend;
+    case Message::Kind::Finish:
+      return Step::Finish;
+    case Message::Kind::RequestToSend:
+      return Step::RequestToSend;
+    default:
+      return Step::Envelope;
+  }
+}
+} // namespace
 
 void Endpoint::send_message(int destination, Message* message, int64_t bytes)
 {
   Endpoint& receiver = world_.endpoint(destination);
-  auto carrier       = transfer(rank_, destination, bytes);
-  Step step          = message->kind == Message::Kind::ClearToSend ? Step::ClearToSend
-                       : message->kind == Message::Kind::Finish    ? Step::Finish
-                                                                   : Step::Envelope;
-  receiver.followed_.push_back({carrier, step, [&receiver, message]() { receiver.handle(message); }, message});
-  receiver.wake_listener();
+  Step step          = step_of(message->kind);
+  StepWork work{world_.parameters().step_overhead, 0};
+  if (message->kind == Message::Kind::Eager) // copied out of the arrival buffer (into the receive or an unexpected one)
+    work.copy_bytes = message->envelope.bytes;
+  StepRunner& runner = world_.progress().runner(receiver, step, rank_);
+  receiver.add_followed(
+      {transfer(rank_, destination, bytes), step, work, &runner, [&receiver, message]() { receiver.handle(message); },
+       message});
+}
+
+void Endpoint::follow(sg4::ActivityPtr activity, Step step, int peer, Callback on_done)
+{
+  StepRunner& runner = world_.progress().runner(*this, step, peer);
+  add_followed({std::move(activity), step, StepWork{world_.parameters().step_overhead, 0}, &runner,
+                std::move(on_done)});
+}
+
+void Endpoint::add_followed(Followed followed)
+{
+  StepRunner& runner = *followed.runner;
+  followed_.push_back(std::move(followed));
+  runner.ring(*this);
 }
 
 std::vector<Envelope> Endpoint::unreceived() const
@@ -75,26 +125,13 @@ std::vector<Envelope> Endpoint::unreceived() const
   return left;
 }
 
-void Endpoint::follow(sg4::ActivityPtr activity, Step step, Callback on_done)
-{
-  followed_.push_back({std::move(activity), step, std::move(on_done)});
-  wake_listener();
-}
-
-void Endpoint::wake_listener()
-{
-  // Whoever waits for this endpoint's activities must look again.
-  if (not world_.progress().rank_drives(*this))
-    world_.progress().wake(*this);
-  else if (rank_waiting_)
-    doorbell_.ring();
-}
-
 std::string_view step_name(Step step)
 {
   switch (step) {
     case Step::Envelope:
       return "match";
+    case Step::RequestToSend:
+      return "match-rendezvous";
     case Step::ClearToSend:
       return "clear-to-send";
     case Step::Finish:
@@ -105,22 +142,39 @@ std::string_view step_name(Step step)
   return "?";
 }
 
-void Endpoint::run_step(Step step)
+void Endpoint::run_step(StepRunner& runner, Step step, const StepWork& work, const Callback& effect)
 {
-  world_.step_started(rank_, step);
-  world_.progress().execute_step(*this, world_.parameters().step_overhead);
+  world_.step_started(rank_, step, runner);
+  XBT_DEBUG("rank %d: %s step by %s (%g s CPU, %lld B copied)", rank_, std::string(step_name(step)).c_str(),
+            std::string(runner.name()).c_str(), work.cpu_seconds, static_cast<long long>(work.copy_bytes));
+  runner.execute(*this, work); // the step's time passes before its effect
+  StepRunner* outer = running_;
+  running_          = &runner;
+  effect();
+  running_ = outer;
+}
+
+void Endpoint::copy_in_step(int64_t bytes)
+{
+  xbt_assert(running_ != nullptr, "a copy in a step needs a step being run");
+  running_->execute(*this, StepWork{0, bytes});
 }
 
 /* ---------- posting, by the rank inside an MPI call ---------- */
 
-RequestPtr Endpoint::post_send(int destination, int tag, int64_t bytes, Context context)
+RequestPtr Endpoint::post_send(int destination, int tag, int64_t bytes, Context context, bool blocking)
 {
   RequestPtr send = make_request(true, destination, tag, bytes, context);
   if (world_.progress().direct_protocol()) {
     post_direct_send(send);
     return send;
   }
-  send->protocol = models::protocol::choose(world_.transport(rank_, destination), bytes);
+  auto const& parameters = world_.parameters();
+  send->protocol         = models::protocol::choose(world_.transport(rank_, destination), bytes);
+  // A blocking send the capture's MPI buffered: copied aside, it completes for the rank while its protocol goes on.
+  send->buffered = blocking && bytes < parameters.buffered_send_threshold;
+  bool copied    = send->protocol == Protocol::Eager || send->buffered;
+  spend(parameters.send_overhead, copied ? bytes : 0);
 
   auto* envelope              = new Message();
   envelope->sequence          = next_sequence_[destination]++;
@@ -141,8 +195,13 @@ RequestPtr Endpoint::post_receive(int source, int tag, int64_t bytes, Context co
     post_direct_receive(receive);
     return receive;
   }
-  if (auto envelope = queues_.match_posted(receive))
-    on_matched(receive, *envelope);
+  spend(world_.parameters().recv_overhead);
+  if (auto envelope = queues_.match_posted(receive)) {
+    // Matching an unexpected message is a step of the rank's own; an eager one is copied out of its buffer.
+    bool eager = envelope->protocol == Protocol::Eager;
+    StepWork work{world_.parameters().step_overhead, eager ? envelope->bytes : 0};
+    run_step(own_runner_, eager ? Step::Envelope : Step::RequestToSend, work, [this, &receive, &envelope]() { on_matched(receive, *envelope); });
+  }
   return receive;
 }
 
@@ -201,103 +260,70 @@ sg4::CommPtr Endpoint::transfer(int from, int to, int64_t bytes)
 
 /* ---------- progress ---------- */
 
-void Endpoint::progress()
+void Endpoint::progress(StepRunner& runner)
 {
-  // One look at every followed transfer per step (test_any is a single call into SimGrid).
+  // One look at the runner's followed transfers per step (test_any is a single call into SimGrid).
   std::vector<sg4::ActivityPtr> watched;
+  std::vector<size_t> index;
   while (true) {
     watched.clear();
-    add_activities(watched);
+    index.clear();
+    for (size_t i = 0; i < followed_.size(); i++)
+      if (followed_[i].runner == &runner) {
+        watched.push_back(followed_[i].activity);
+        index.push_back(i);
+      }
     ssize_t ready = watched.empty() ? -1 : sg4::Activity::test_any(watched);
     if (ready < 0)
       break;
-    Followed done = std::move(followed_[ready]);
-    followed_.erase(followed_.begin() + ready);
-    run_step(done.step);
-    done.on_done();
-  }
-  if (completed_since_notify_) {
-    completed_since_notify_ = false;
-    notify_rank();
+    Followed done = std::move(followed_[index[ready]]);
+    followed_.erase(followed_.begin() + index[ready]);
+    run_step(runner, done.step, done.work, done.on_done);
   }
 }
 
-void Endpoint::add_activities(std::vector<sg4::ActivityPtr>& into)
+void Endpoint::add_activities(std::vector<sg4::ActivityPtr>& into, const StepRunner& runner) const
 {
   for (auto const& followed : followed_)
-    into.push_back(followed.activity);
+    if (followed.runner == &runner)
+      into.push_back(followed.activity);
 }
 
 void Endpoint::notify_rank()
 {
-  if (changed_)
-    changed_->notify_all();
-}
-
-void Endpoint::wait_until(const std::function<bool()>& condition)
-{
-  if (not changed_) {
-    mutex_   = sg4::Mutex::create();
-    changed_ = sg4::ConditionVariable::create();
-  }
-  // Taking the lock yields to other actors: look at the condition only once it is held, or a wake-up is lost.
-  std::unique_lock lock(*mutex_);
-  while (not condition())
-    changed_->wait(lock);
+  if (rank_waiting_)
+    doorbell_.ring();
 }
 
 void Endpoint::wait(const RequestPtr& request)
 {
   if (world_.progress().direct_protocol()) {
-    if (request->complete())
-      return;
-    wait_until([&request]() { return request->transfer != nullptr; });
-    request->transfer->wait();
-    if (not request->complete())
-      complete(request);
+    wait_direct(request);
     return;
   }
-  if (world_.progress().rank_drives(*this)) {
-    progress();
-    std::vector<sg4::ActivityPtr> watched;
-    while (not request->complete()) {
-      if (doorbell_.arm()) {
-        // From here to the wait nothing yields: a message followed later finds the rank waiting and rings.
-        rank_waiting_ = true;
-        watched.assign(1, doorbell_.activity());
-        add_activities(watched);
-        if (sg4::Activity::wait_any(watched) == 0)
-          doorbell_.spent();
-        rank_waiting_ = false;
-      } else {
+  progress(own_runner_);
+  std::vector<sg4::ActivityPtr> watched;
+  while (not request->complete()) {
+    if (not doorbell_.arm()) { // rang while the rank was not looking: look again
+      doorbell_.spent();
+    } else if (not request->complete()) { // arming yields: an agent may have completed it meanwhile
+      // From here to the wait nothing yields: work added or completed later finds the rank waiting and rings.
+      rank_waiting_ = true;
+      watched.assign(1, doorbell_.activity());
+      add_activities(watched, own_runner_);
+      if (sg4::Activity::wait_any(watched) == 0)
         doorbell_.spent();
-      }
-      progress();
+      rank_waiting_ = false;
     }
-    return;
+    progress(own_runner_);
   }
-  wait_until([&request]() { return request->complete(); });
 }
 
 bool Endpoint::test(const RequestPtr& request)
 {
-  if (world_.progress().direct_protocol()) {
-    // SMPI injects a growing sleep in every MPI_Test (smpi/test, smpi/grow-injected-times).
-    int& sleeps = world_.smpi_test_sleeps();
-    if (world_.parameters().smpi_test_sleep > 0)
-      sg4::this_actor::sleep_for(sleeps * world_.parameters().smpi_test_sleep);
-    bool done = request->complete() || (request->transfer && request->transfer->test());
-    if (done) {
-      if (not request->complete())
-        complete(request);
-      sleeps = 1;
-    } else {
-      sleeps++;
-    }
-    return done;
-  }
-  if (world_.progress().rank_drives(*this))
-    progress();
+  if (world_.progress().direct_protocol())
+    return test_direct(request);
+  progress(own_runner_);
   return request->complete();
 }
 

@@ -4,11 +4,10 @@
 #include "mpi/Doorbell.hpp"
 #include "mpi/MatchQueues.hpp"
 #include "mpi/Request.hpp"
+#include "mpi/StepRunner.hpp"
 
 #include <simgrid/s4u/Activity.hpp>
-#include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Host.hpp>
-#include <simgrid/s4u/Mutex.hpp>
 
 #include <functional>
 #include <map>
@@ -18,15 +17,7 @@
 namespace progsim::mpi {
 
 class World;
-
-/** A protocol step, named for timelines: what arrived or finished, and so what its executor has to do. */
-enum class Step : uint8_t {
-  Envelope,      // an eager message or a request-to-send arrived: match it
-  ClearToSend,   // the receiver is ready: push the data
-  Finish,        // the other side is done: complete the request
-  TransferDone,  // a transfer this rank follows ended: complete, send the next fragment or the finish message
-};
-std::string_view step_name(Step step);
+class Endpoint;
 
 /** A protocol message between two endpoints: a transfer from the sender's host to the receiver's carries it. */
 struct Message {
@@ -38,11 +29,19 @@ struct Message {
   RequestPtr receive;      // the receiver's request (clear-to-send, finish)
 };
 
+/** The rank itself as a step runner: it runs steps only inside its MPI calls, on its own core. */
+class RankRunner : public StepRunner {
+public:
+  std::string_view name() const override { return "rank"; }
+  void execute(Endpoint& endpoint, const StepWork& work) override;
+  void ring(Endpoint& endpoint) override;
+};
+
 /**
  * Everything a rank's MPI library keeps: requests, queues, and the transfers whose end needs a protocol step
- * (arriving messages, data this rank pulls or pushes). Posting is done by the rank inside its MPI calls;
- * progress() is called by whoever the progress mechanism makes responsible (the rank itself, a progress thread,
- * a reserved core or the NIC).
+ * (arriving messages, data this rank pulls or pushes). Posting is done by the rank inside its MPI calls; each
+ * followed transfer has a runner, chosen by the progress mechanism, which runs its step when it ends: the rank
+ * itself (inside wait/test, see progress()) or an agent.
  */
 class Endpoint {
 public:
@@ -51,31 +50,38 @@ public:
   int rank() const { return rank_; }
   simgrid::s4u::Host* host() const { return host_; }
   World& world() const { return world_; }
+  /** The rank itself, as the runner of the steps the mechanism leaves to it. */
+  StepRunner& own_runner() { return own_runner_; }
 
-  RequestPtr post_send(int destination, int tag, int64_t bytes, Context context);
+  /** Posts a send; a blocking send below progsim/buffered-send-threshold is copied and marked `buffered`. */
+  RequestPtr post_send(int destination, int tag, int64_t bytes, Context context, bool blocking = false);
   RequestPtr post_receive(int source, int tag, int64_t bytes, Context context);
 
-  /** Runs every step that is ready (arrived messages, finished transfers); wakes the rank if a request completed. */
-  void progress();
-  /** Adds what the actor in charge of progress waits on (the followed transfers) to `into`. */
-  void add_activities(std::vector<simgrid::s4u::ActivityPtr>& into);
+  /** Runs every ready step whose runner is `runner`, in the calling actor. */
+  void progress(StepRunner& runner);
+  /** Adds the activities whose end `runner` must handle to `into`. */
+  void add_activities(std::vector<simgrid::s4u::ActivityPtr>& into, const StepRunner& runner) const;
 
-  /** Blocks the calling rank until `request` completes, driving progress itself if the mechanism says so. */
+  /** Blocks the calling rank until `request` completes, running its own steps meanwhile. */
   void wait(const RequestPtr& request);
-  /** One MPI_Test: a progress pass (if the rank drives it) and a look at the request. */
+  /** One MPI_Test: a progress pass of the rank's own steps and a look at the request. */
   bool test(const RequestPtr& request);
 
   /* What protocols (models/protocol) do with an endpoint. */
-  /** Marks a request complete (a waiting rank sees it at its next look). */
+  /** Marks a request complete and wakes its rank if it waits. */
   void complete(const RequestPtr& request);
   /** Sends a protocol message to `destination`'s endpoint, which runs a step when it arrives. */
   void send_message(int destination, Message* message, int64_t bytes);
-  /** Runs `on_done` as a step of this endpoint once `activity` ends. */
-  void follow(simgrid::s4u::ActivityPtr activity, Step step, std::function<void()> on_done);
+  /** Runs `on_done` as a step of this endpoint once `activity` ends (a transfer with rank `peer`). */
+  void follow(simgrid::s4u::ActivityPtr activity, Step step, int peer, std::function<void()> on_done);
   /** Starts a transfer of `bytes` from rank `from`'s host to rank `to`'s (counted as sent by `from`). */
   simgrid::s4u::CommPtr transfer(int from, int to, int64_t bytes);
+  /** Copies `bytes` in the step being run, by its runner (a single-copy shared-memory transfer). */
+  void copy_in_step(int64_t bytes);
 
-  /** Wakes a rank blocked in wait() (a request completed or a direct transfer started). */
+  /** CPU work of the rank itself inside an MPI call (posting overheads, buffer copies): not a protocol step. */
+  void spend(double cpu_seconds, int64_t copy_bytes = 0);
+  /** Wakes the rank if it is blocked in wait(). */
   void notify_rank();
   /** Requests posted and not complete, oldest first: for deadlock reports. */
   std::vector<RequestPtr> pending_requests() const;
@@ -85,20 +91,25 @@ public:
 
   int64_t bytes_sent() const { return bytes_sent_; }
   double step_seconds() const { return step_seconds_; }
+  double copy_seconds() const { return copy_seconds_; }
   void add_step_seconds(double seconds) { step_seconds_ += seconds; }
+  void add_copy_seconds(double seconds) { copy_seconds_ += seconds; }
 
 private:
   using Callback = std::function<void()>;
   struct Followed {
     simgrid::s4u::ActivityPtr activity;
     Step step;          // the step its end calls for
+    StepWork work;      // what the step costs its runner
+    StepRunner* runner;
     Callback on_done;
     const Message* message = nullptr; // the message it carries, if any (for end-of-run reports)
   };
 
   RequestPtr make_request(bool is_send, int peer, int tag, int64_t bytes, Context context);
-  void run_step(Step step);
-  void wake_listener();
+  void add_followed(Followed followed);
+  /** Runs one step: its runner takes the time it costs, then it takes effect. */
+  void run_step(StepRunner& runner, Step step, const StepWork& work, const Callback& effect);
 
   // Explicit protocol steps.
   void handle(Message* message);
@@ -109,13 +120,16 @@ private:
   void post_direct_send(const RequestPtr& send);
   void post_direct_receive(const RequestPtr& receive);
   void start_direct_transfer(const RequestPtr& send, const RequestPtr& receive);
-  void wait_until(const std::function<bool()>& condition);
+  void wait_direct(const RequestPtr& request);
+  bool test_direct(const RequestPtr& request);
 
   World& world_;
   int rank_;
   simgrid::s4u::Host* host_;
+  RankRunner own_runner_;
+  StepRunner* running_ = nullptr; // the runner of the step being run
   std::vector<Followed> followed_;
-  Doorbell doorbell_;          // wakes the rank blocked in wait() when a message comes to follow
+  Doorbell doorbell_;          // wakes the rank blocked in wait()
   bool rank_waiting_ = false;
   MatchQueues queues_;
   // Per peer, only for the peers this rank talks to: a world-sized table per rank would be quadratic in memory.
@@ -123,11 +137,9 @@ private:
   std::unordered_map<int, uint64_t> expected_sequence_;       // per source
   std::map<std::pair<int, uint64_t>, Message*> early_;       // envelopes that overtook an earlier one
   std::map<uint64_t, RequestPtr> live_;                      // by request id
-  simgrid::s4u::MutexPtr mutex_;
-  simgrid::s4u::ConditionVariablePtr changed_;
-  bool completed_since_notify_ = false;
   int64_t bytes_sent_   = 0;
   double step_seconds_  = 0;
+  double copy_seconds_  = 0;
 };
 
 } // namespace progsim::mpi

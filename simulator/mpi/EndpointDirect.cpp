@@ -3,6 +3,7 @@
 #include "mpi/Endpoint.hpp"
 #include "mpi/World.hpp"
 
+#include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 
 namespace sg4 = simgrid::s4u;
@@ -42,9 +43,45 @@ void Endpoint::start_direct_transfer(const RequestPtr& send, const RequestPtr& r
   auto transfer  = sg4::Comm::sendto_async(sender.host_, receiver.host_, wire);
   send->transfer = transfer;
   receive->transfer = transfer;
-  send->state = receive->state = RequestState::Transferring;
+  if (not send->complete()) // a detached send completed when it was posted
+    transition(*send, RequestState::Transferring);
+  transition(*receive, RequestState::Transferring);
   sender.notify_rank();
   receiver.notify_rank();
+}
+
+void Endpoint::wait_direct(const RequestPtr& request)
+{
+  if (request->complete())
+    return;
+  while (request->transfer == nullptr) { // not matched yet: the other side's post rings
+    if (doorbell_.arm() && request->transfer == nullptr) {
+      rank_waiting_ = true;
+      doorbell_.activity()->wait();
+      rank_waiting_ = false;
+    }
+    doorbell_.spent();
+  }
+  request->transfer->wait();
+  if (not request->complete())
+    complete(request);
+}
+
+bool Endpoint::test_direct(const RequestPtr& request)
+{
+  // SMPI injects a growing sleep in every MPI_Test (smpi/test, smpi/grow-injected-times).
+  int& sleeps = world_.smpi_test_sleeps();
+  if (world_.parameters().smpi_test_sleep > 0)
+    sg4::this_actor::sleep_for(sleeps * world_.parameters().smpi_test_sleep);
+  bool done = request->complete() || (request->transfer && request->transfer->test());
+  if (done) {
+    if (not request->complete())
+      complete(request);
+    sleeps = 1;
+  } else {
+    sleeps++;
+  }
+  return done;
 }
 
 } // namespace progsim::mpi

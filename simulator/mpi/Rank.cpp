@@ -6,6 +6,8 @@
 #include <simgrid/s4u/Exec.hpp>
 #include <xbt/log.h>
 
+#include <algorithm>
+
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(progsim_rank, progsim, "Rank actors replaying traces");
 
 namespace sg4 = simgrid::s4u;
@@ -32,6 +34,8 @@ void Rank::operator()()
     const double start   = sg4::Engine::get_clock();
     if (is_mpi_call(action.type)) {
       world_.set_activity(rank_, Activity::InMpi, &action);
+      if (world_.parameters().rank_progress_every_call && not world_.progress().direct_protocol())
+        endpoint_.progress(endpoint_.own_runner());
       run(action);
       record.mpi_seconds += sg4::Engine::get_clock() - start;
     } else {
@@ -45,17 +49,18 @@ void Rank::operator()()
   world_.set_activity(rank_, Activity::InMpi);
   for (auto const& request : store_.take_all())
     wait(request);
+  for (auto const& request : buffered_sends_)
+    wait(request);
   record.mpi_seconds += sg4::Engine::get_clock() - start;
   record.end_time = sg4::Engine::get_clock();
   world_.set_activity(rank_, Activity::Finished);
   world_.rank_finished(rank_);
 }
 
-void Rank::pay_cpu(double seconds)
+void Rank::pay_call()
 {
-  if (seconds <= 0)
-    return;
-  world_.spend_cpu(endpoint_.host(), seconds);
+  if (not world_.progress().direct_protocol())
+    endpoint_.spend(world_.parameters().call_overhead);
 }
 
 void Rank::compute(double flops, const Action* action)
@@ -72,8 +77,6 @@ void Rank::compute(double flops, const Action* action)
 
 RequestPtr Rank::post(bool is_send, int peer, int tag, int64_t bytes, Context context)
 {
-  if (not world_.progress().direct_protocol())
-    pay_cpu(is_send ? world_.parameters().send_overhead : world_.parameters().recv_overhead);
   return is_send ? endpoint_.post_send(peer, tag, bytes, context)
                  : endpoint_.post_receive(peer, tag, bytes, context);
 }
@@ -93,8 +96,10 @@ void Rank::wait(const RequestPtr& request)
   if (request->complete())
     return;
   const double start = sg4::Engine::get_clock();
+  world_.record(rank_).waiting_for = request;
   world_.set_activity(rank_, Activity::Blocked);
   endpoint_.wait(request);
+  world_.record(rank_).waiting_for = nullptr;
   world_.record(rank_).blocked_seconds += sg4::Engine::get_clock() - start;
   world_.set_activity(rank_, Activity::InMpi);
 }
@@ -119,9 +124,18 @@ void Rank::run(const Action& a)
       world_.record(rank_).compute_seconds += sg4::Engine::get_clock() - start;
       break;
     }
-    case ActionType::Send:
-      wait(post(true, a.peer, a.tag, a.bytes, Context::PointToPoint));
+    case ActionType::Send: {
+      RequestPtr send = endpoint_.post_send(a.peer, a.tag, a.bytes, Context::PointToPoint, true);
+      if (send->buffered && not send->complete()) { // returns now; its protocol goes on
+        if (buffered_sends_.size() >= 64) // keep the list short on long traces
+          buffered_sends_.erase(std::remove_if(buffered_sends_.begin(), buffered_sends_.end(),
+                                               [](const RequestPtr& r) { return r->complete(); }),
+                                buffered_sends_.end());
+        buffered_sends_.push_back(send);
+      } else
+        wait(send);
       break;
+    }
     case ActionType::Recv:
       wait(post(false, a.peer, a.tag, a.bytes, Context::PointToPoint));
       break;
@@ -132,6 +146,7 @@ void Rank::run(const Action& a)
       store_.add(post(false, a.peer, a.tag, a.bytes, Context::PointToPoint), a.peer, rank_, a.tag);
       break;
     case ActionType::Wait: {
+      pay_call();
       bool found         = false;
       RequestPtr request = store_.pop(a.peer, a.peer2, a.tag, found);
       if (request) // nothing stored: the request completed in an earlier test (as SMPI assumes)
@@ -139,6 +154,7 @@ void Rank::run(const Action& a)
       break;
     }
     case ActionType::Test: {
+      pay_call();
       bool found         = false;
       RequestPtr request = store_.pop(a.peer, a.peer2, a.tag, found);
       if (not request)
@@ -150,6 +166,7 @@ void Rank::run(const Action& a)
       break;
     }
     case ActionType::WaitAll:
+      pay_call();
       for (auto const& request : store_.take_all())
         wait(request);
       break;

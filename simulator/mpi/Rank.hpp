@@ -23,12 +23,14 @@ private:
   void run_collective(const trace::Action& action);
   RequestPtr post(bool is_send, int peer, int tag, int64_t bytes, Context context);
   void compute(double flops, const trace::Action* action);
-  void pay_cpu(double seconds);
+  /** What every wait or test call costs, even when nothing is pending (explicit protocols only). */
+  void pay_call();
 
   World& world_;
   int rank_;
   Endpoint& endpoint_;
   RequestStore store_;
+  std::vector<RequestPtr> buffered_sends_; // blocking sends that returned once copied: finalize waits for them
 };
 
 } // namespace progsim::mpi

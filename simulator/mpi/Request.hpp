@@ -39,11 +39,15 @@ struct Request {
   Protocol protocol = Protocol::Direct;
   RequestState state = RequestState::Posted;
   bool detached     = false;            // direct protocol: the send completed at post time
+  bool buffered     = false;            // a blocking send copied aside: the rank goes on before it completes
   simgrid::s4u::CommPtr transfer;       // direct protocol: the data transfer that both sides wait for
   int matched_source = -1;              // receive: who it matched
 
   bool complete() const { return state == RequestState::Complete; }
 };
 using RequestPtr = std::shared_ptr<Request>;
+
+/** The one way a request changes state: aborts on a change the life cycle above does not allow. */
+void transition(Request& request, RequestState to);
 
 } // namespace progsim::mpi

@@ -95,6 +95,8 @@ void World::set_activity(int rank, Activity activity, const trace::Action* actio
 {
   Activity before = records_[rank].activity;
   records_[rank].activity = activity;
+  if ((before == Activity::Computing) != (activity == Activity::Computing))
+    computing_[host_of(rank)] += activity == Activity::Computing ? 1 : -1;
   if ((before == Activity::Blocked) != (activity == Activity::Blocked)) {
     blocked_ += activity == Activity::Blocked ? 1 : -1;
     update_background();
@@ -103,10 +105,10 @@ void World::set_activity(int rank, Activity activity, const trace::Action* actio
     on_rank_event(RankEvent{rank, sg4::Engine::get_clock(), activity, action});
 }
 
-void World::step_started(int rank, Step step)
+void World::step_started(int rank, Step step, const StepRunner& runner)
 {
   if (on_step.get_slot_count() > 0)
-    on_step(StepEvent{rank, sg4::Engine::get_clock(), step, progress_->executor(*endpoints_[rank])});
+    on_step(StepEvent{rank, sg4::Engine::get_clock(), step, runner.name()});
 }
 
 std::string World::leftovers_report() const
@@ -150,7 +152,47 @@ std::string World::deadlock_report() const
           << ": " << state_name(request->state) << "\n";
     }
   }
+  out << waiting_cycle();
   return out.str();
+}
+
+std::string World::waiting_cycle() const
+{
+  // Each blocked rank waits for one peer (the rank its request names): follow those edges until one repeats.
+  auto next = [this](int rank) -> int {
+    auto const& request = records_[rank].waiting_for;
+    if (records_[rank].activity != Activity::Blocked || not request || request->peer < 0)
+      return -1;
+    return request->is_send ? request->peer : (request->peer == kAnySource ? -1 : request->peer);
+  };
+  for (int start = 0; start < size(); start++) {
+    std::vector<int> path;
+    std::vector<int> seen_at(size(), -1);
+    for (int rank = start; rank >= 0 && seen_at[rank] < 0; rank = next(rank)) {
+      seen_at[rank] = static_cast<int>(path.size());
+      path.push_back(rank);
+      int following = next(rank);
+      if (following < 0 || seen_at[following] < 0)
+        continue;
+      // A cycle: from `following` to the end of the path.
+      std::ostringstream out;
+      out << "  waiting cycle:";
+      bool blocking_send = false;
+      for (size_t i = seen_at[following]; i < path.size(); i++) {
+        auto const& request = records_[path[i]].waiting_for;
+        out << " rank " << path[i] << " (" << (request->is_send ? "send " : "receive ") << request->bytes
+            << " B) ->";
+        blocking_send = blocking_send || request->is_send;
+      }
+      out << " rank " << following << "\n";
+      if (blocking_send)
+        out << "  A blocking send of this cycle waits for its receiver. The MPI that captured the trace may have\n"
+            << "  returned from it once the data was copied (SMPI does below 65536 B): progsim/buffered-send-threshold\n"
+            << "  (now " << parameters_.buffered_send_threshold << " B) replays blocking sends below it that way.\n";
+      return out.str();
+    }
+  }
+  return "";
 }
 
 } // namespace progsim::mpi

@@ -3,13 +3,14 @@
 
 #include "Parameters.hpp"
 #include "mpi/Endpoint.hpp"
-#include "progress/ProgressModel.hpp"
+#include "mpi/ProgressModel.hpp"
 #include "trace/TraceSet.hpp"
 
 #include <simgrid/s4u/Host.hpp>
 #include <xbt/signal.hpp>
 
 #include <memory>
+#include <unordered_map>
 #include <unordered_set>
 #include <string>
 #include <vector>
@@ -29,6 +30,7 @@ struct RankRecord {
   double mpi_seconds       = 0;     // inside MPI calls (including blocked time)
   double blocked_seconds   = 0;     // blocked in wait, waitall, blocking send/receive
   int64_t actions_done     = 0;
+  RequestPtr waiting_for;           // the request a blocked rank waits for (deadlock reports)
 };
 
 /** An observable change of a rank's state: timelines listen to these. */
@@ -77,6 +79,17 @@ public:
   const RankRecord& record(int rank) const { return records_[rank]; }
 
   uint64_t next_request_id() { return ++request_counter_; }
+  /** Seconds one core takes to copy `bytes`. */
+  double copy_seconds(int64_t bytes) const
+  {
+    return bytes > 0 ? static_cast<double>(bytes) / parameters_.copy_bandwidth : 0.0;
+  }
+  /** How many ranks compute on `host` right now: a thread that wakes finds a free core only below its core count. */
+  int computing_on(const simgrid::s4u::Host* host) const
+  {
+    auto it = computing_.find(host);
+    return it == computing_.end() ? 0 : it->second;
+  }
   /** SMPI's MPI_Test back-off: a counter shared by all ranks, reset when a test succeeds. */
   int& smpi_test_sleeps() { return smpi_test_sleeps_; }
 
@@ -94,8 +107,8 @@ public:
   /** Changes a rank's activity and tells the listeners. */
   void set_activity(int rank, Activity activity, const trace::Action* action = nullptr);
 
-  /** Tells the listeners that a protocol step of `rank` starts now. */
-  void step_started(int rank, Step step);
+  /** Tells the listeners that a protocol step of `rank` starts now, run by `runner`. */
+  void step_started(int rank, Step step, const StepRunner& runner);
 
   /** Fired on every activity change of a rank. */
   simgrid::xbt::signal<void(const RankEvent&)> on_rank_event;
@@ -110,6 +123,8 @@ public:
 
 private:
   void update_background();
+  /** The first cycle of blocked ranks each waiting for the next, with the parameter that may break it. */
+  std::string waiting_cycle() const;
 
   Parameters parameters_;
   trace::TraceSet traces_;
@@ -120,6 +135,7 @@ private:
   uint64_t request_counter_ = 0;
   int smpi_test_sleeps_     = 1;
   std::unordered_set<const simgrid::s4u::Host*> uncontended_hosts_;
+  std::unordered_map<const simgrid::s4u::Host*, int> computing_;
   int finished_             = 0;
   int blocked_              = 0;
   bool background_paused_   = false;

@@ -79,7 +79,8 @@ void write_results(const std::string& path, const mpi::World& world, const RunDe
     out << "    {\"rank\": " << rank << ", \"host\": " << quoted(world.host_of(rank)->get_name())
         << ", \"end_time\": " << number(record.end_time) << ", \"compute_time\": " << number(record.compute_seconds)
         << ", \"mpi_time\": " << number(record.mpi_seconds) << ", \"wait_time\": " << number(record.blocked_seconds)
-        << ", \"progress_cpu_time\": " << number(progress_cpu) << ", \"bytes_sent\": " << endpoint.bytes_sent()
+        << ", \"progress_cpu_time\": " << number(progress_cpu)
+        << ", \"copy_cpu_time\": " << number(endpoint.copy_seconds()) << ", \"bytes_sent\": " << endpoint.bytes_sent()
         << ", \"actions\": " << record.actions_done << "}" << (rank + 1 < world.size() ? "," : "") << "\n";
   }
   out << "  ],\n";

@@ -1,7 +1,9 @@
-/* Who runs the protocol steps of MPI messages, when, and at what cost: the progress mechanism. */
+/* Who runs the protocol steps of MPI messages, when, and at what cost: the interface of a progress mechanism.
+ * The engine owns it; each mechanism is one file of models/progress. */
 #pragma once
 
 #include "Parameters.hpp"
+#include "mpi/StepRunner.hpp"
 
 #include <simgrid/forward.h>
 
@@ -11,16 +13,15 @@
 #include <vector>
 
 namespace progsim::mpi {
-class Endpoint;
 class World;
 } // namespace progsim::mpi
 
 namespace progsim::models::progress {
 
 /**
- * One progress mechanism. The engine asks it three questions: does a rank drive its own protocol from inside its
- * MPI calls, how much does one step cost the actor that runs it, and which agents (threads, reserved cores, NICs)
- * must run beside the ranks.
+ * One progress mechanism. The engine asks it which runner runs each step (the rank's own, which works only inside
+ * the rank's MPI calls, or an agent: a progress thread, a reserved core, a NIC), and lets it start its agents and
+ * background loads.
  */
 class ProgressModel {
 public:
@@ -28,25 +29,19 @@ public:
   virtual std::string_view name() const = 0;
   /** True for SMPI's own assumption: matching at post time, transfers that need nobody (the direct protocol). */
   virtual bool direct_protocol() const { return false; }
-  /** True when `endpoint`'s rank runs its protocol steps itself, and only while it is inside an MPI call. */
-  virtual bool rank_drives(const mpi::Endpoint& endpoint) const = 0;
-  /** Starts agents and background loads; called from the first rank actor, before any action runs. */
+  /** The runner of `step` for `endpoint`, on a message exchanged with rank `peer`. */
+  virtual mpi::StepRunner& runner(mpi::Endpoint& endpoint, mpi::Step step, int peer) = 0;
+  /** Starts agents and background loads, before any action runs. */
   virtual void start(mpi::World&) {}
-  /** Who runs `endpoint`'s protocol steps, for timelines: "rank", "progress-thread", "dedicated-core" or "nic". */
-  virtual std::string_view executor(const mpi::Endpoint&) const { return "rank"; }
-  /** Runs one protocol step of `endpoint` in the current actor, taking the time it costs. */
-  virtual void execute_step(mpi::Endpoint& endpoint, double cpu_seconds) = 0;
-  /** The rank gave an agent new work to follow (an agent waiting for something else must look again). */
-  virtual void wake(mpi::Endpoint&) {}
   /** Every unfinished rank is blocked (true) or one goes on again (false): CPU taken by idle polling or reserved
    * cores then changes nothing, and pausing it lets SimGrid see a deadlock when nothing else can happen. */
   virtual void pause_background(bool /*paused*/) {}
-  /** Every rank finished: stop background loads so that the simulation can end. */
+  /** Every rank finished: stop agents and background loads so that the simulation can end. */
   virtual void stop(mpi::World&) {}
   /** How many executions besides the ranks' own may run at once on `host` (progress threads, their polling,
    * reserved cores): the engine uses it to know whether the host's cores can ever be oversubscribed. */
   virtual int extra_cpu_users(const mpi::World&, const simgrid::s4u::Host*) const { return 0; }
-  /** Seconds of CPU a rank lost to progression that execute_step did not already count (e.g. idle polling). */
+  /** Seconds of CPU a rank lost to progression that its steps did not already count (e.g. idle polling). */
   virtual double background_cpu_seconds(const mpi::Endpoint&, double /*lifetime*/) const { return 0.0; }
 };
 

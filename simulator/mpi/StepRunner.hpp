@@ -1,0 +1,43 @@
+/* Who runs a protocol step: the rank itself inside its MPI calls, a progress thread, a reserved core or a NIC. */
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace progsim::mpi {
+
+class Endpoint;
+
+/** A protocol step, named for timelines: what arrived or finished, and so what its runner has to do. */
+enum class Step : uint8_t {
+  Envelope,      // an eager message arrived: match it
+  RequestToSend, // a rendezvous request-to-send arrived: match it and answer (clear-to-send, or pull the data)
+  ClearToSend,   // the receiver is ready: push the data
+  Finish,        // the other side is done: complete the request
+  TransferDone,  // a transfer this rank follows ended: complete, send the next fragment or the finish message
+};
+std::string_view step_name(Step step);
+
+/** The work of one step: protocol handling (CPU seconds) and data copied by whoever runs it. */
+struct StepWork {
+  double cpu_seconds = 0;
+  int64_t copy_bytes = 0;
+};
+
+/**
+ * Runs protocol steps of endpoints. The engine owns this interface; progress mechanisms (models/progress) provide
+ * the runners and say which one runs each step. A step takes its time in the runner's actor *before* it takes
+ * effect: a long step delays what it unblocks.
+ */
+class StepRunner {
+public:
+  virtual ~StepRunner() = default;
+  /** For timelines: "rank", "progress-thread", "dedicated-core" or "nic". */
+  virtual std::string_view name() const = 0;
+  /** Takes the time `work` costs this runner, in the calling actor (which is this runner's). */
+  virtual void execute(Endpoint& endpoint, const StepWork& work) = 0;
+  /** `endpoint` has a new activity for this runner to follow: a runner waiting on the others must look again. */
+  virtual void ring(Endpoint& endpoint) = 0;
+};
+
+} // namespace progsim::mpi

@@ -1,0 +1,86 @@
+"""Small platforms whose times follow from their parameters, and replays of inline traces on them.
+
+The network is SimGrid's CM02 model without cross-traffic, so that one transfer of S bytes between two nodes takes
+exactly L + S / B: L = the two NIC latencies, B = the NIC bandwidth (the bottleneck of the route).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from conftest import run_cli, write_platform, write_ranks
+
+NIC_LATENCY = 1e-6
+NIC_BANDWIDTH = 1e10
+SPEED = 1e9
+OVERHEAD = 1e-6  # send, receive and step overheads
+COPY_BANDWIDTH = 1e9  # B/s a core copies
+CONTROL_BYTES = 64
+ENVELOPE = 16
+LATENCY = 2 * NIC_LATENCY
+POLL_INTERVAL, POLL_COST = 9e-6, 1e-6
+SIMPLE_NETWORK = ["network/model:CM02", "network/crosstraffic:0"]
+
+
+def transfer(size: int) -> float:
+    return LATENCY + size / NIC_BANDWIDTH
+
+
+def copy(size: int) -> float:
+    return size / COPY_BANDWIDTH
+
+
+CONTROL = transfer(CONTROL_BYTES)
+BIG = 16 * 1024 * 1024
+T_DATA = transfer(BIG + ENVELOPE)
+
+
+def platform(directory: Path, cores: int = 2, rendezvous: str = "get", nodes: int = 2, ranks_per_node: int = 1,
+             extra_mpi: str = "", extra_progress: str = "", offload: str = "[matching, rendezvous]") -> Path:
+    return write_platform(directory, f"""\
+        name: analytic
+        nodes: {nodes}
+        node:
+          sockets: 1
+          numa_per_socket: 1
+          cores_per_numa: {cores}
+          core_speed: {SPEED}
+          copy_bandwidth: {COPY_BANDWIDTH}
+          memory: {{bandwidth: 1.0e+12, latency: 0}}
+        nics: [{{numa: 0, bandwidth: {NIC_BANDWIDTH}, latency: {NIC_LATENCY}, offload: {offload}}}]
+        interconnect: {{topology: flat, link: {{bandwidth: 1.0e+12, latency: 0}}}}
+        mpi:
+          eager_threshold: 65536
+          rendezvous: {rendezvous}
+          overheads: {{send: {OVERHEAD}, recv: {OVERHEAD}, step: {OVERHEAD}, call: 0}}
+          {extra_mpi}
+        progress:
+          thread: {{poll_interval: {POLL_INTERVAL}, poll_cost: {POLL_COST}}}
+          dedicated_core: {{per: node, cores: 1, step_cost: {OVERHEAD}}}
+          offload: {{step_latency: {OVERHEAD}}}
+          {extra_progress}
+        placement: {{policy: block, ranks_per_node: {ranks_per_node}}}
+        """)
+
+
+def replay(directory: Path, ranks: list[str], progress: str, platform_file: Path | None = None,
+           settings: tuple[str, ...] = (), timeline: Path | None = None, expect: int = 0,
+           **platform_options: Any) -> dict:
+    """Replays the inline rank traces; returns the results (or, when `expect` is not 0, the finished process)."""
+    trace = write_ranks(directory, ranks)
+    out = directory / f"{progress}.json"
+    path = platform_file or platform(directory, **platform_options)
+    arguments = [arg for setting in (*SIMPLE_NETWORK, *settings) for arg in ("--set", setting)]
+    extra = ["--timeline", str(timeline)] if timeline else []
+    done = run_cli("replay", str(trace), "--platform", str(path), "--progress", progress, "--out", str(out),
+                   *arguments, *extra)
+    assert done.returncode == expect, done.stderr
+    if expect != 0:
+        return {"stderr": done.stderr}
+    return json.loads(out.read_text())
+
+
+def steps(timeline: Path) -> list[dict]:
+    return [json.loads(line) for line in timeline.read_text().splitlines() if '"step"' in line]
