@@ -7,6 +7,7 @@
  */
 #include "Parameters.hpp"
 #include "Placement.hpp"
+#include "collectives/SmpiDefault.hpp"
 #include "mpi/World.hpp"
 #include "output/ResultWriter.hpp"
 #include "output/TimelineWriter.hpp"
@@ -98,7 +99,8 @@ int main(int argc, char** argv)
     return kBadInput;
   }
 
-  progsim::mpi::World world(parameters, std::move(traces), std::move(placement), std::move(progress));
+  progsim::mpi::World world(parameters, std::move(traces), std::move(placement), std::move(progress),
+                            progsim::models::collectives::smpi_default::make_collectives());
   std::unique_ptr<progsim::output::TimelineWriter> timeline;
   if (not parameters.timeline.empty())
     timeline = std::make_unique<progsim::output::TimelineWriter>(parameters.timeline, world);

@@ -1,6 +1,10 @@
 #include "collectives/SmpiDefault.hpp"
+#include "collectives/ScheduleRecorder.hpp"
+#include "trace/TraceSet.hpp"
 
 #include <numeric>
+#include <stdexcept>
+#include <string>
 
 namespace progsim::models::collectives::smpi_default {
 
@@ -305,6 +309,71 @@ void scan(PointToPoint& p2p, int64_t bytes)
   for (int other = p2p.rank() + 1; other < p2p.size(); other++)
     requests.push_back(p2p.isend(other, kScanTag, bytes));
   p2p.wait_all(requests);
+}
+
+namespace {
+using trace::ActionType;
+
+class SmpiDefaultCollectives : public mpi::CollectiveAlgorithms {
+public:
+  mpi::Schedule schedule(const trace::Action& a, int rank, int size, const trace::TraceSet& traces) const override
+  {
+    ScheduleRecorder recorder(rank, size);
+    switch (a.type) {
+      case ActionType::Barrier:
+        barrier(recorder);
+        break;
+      case ActionType::Bcast:
+        bcast(recorder, a.bytes, a.root);
+        break;
+      case ActionType::Reduce:
+        reduce(recorder, a.bytes, a.root);
+        break;
+      case ActionType::AllReduce:
+        allreduce(recorder, a.bytes);
+        break;
+      case ActionType::AllToAll:
+        alltoall(recorder, a.bytes, a.bytes2);
+        break;
+      case ActionType::AllToAllV:
+        alltoallv(recorder, traces.vector_at(a.vector), traces.vector_at(a.vector2));
+        break;
+      case ActionType::Gather:
+        gather(recorder, a.bytes, a.bytes2, a.root);
+        break;
+      case ActionType::GatherV:
+        gatherv(recorder, a.bytes, traces.vector_at(a.vector), a.root);
+        break;
+      case ActionType::Scatter:
+        scatter(recorder, a.bytes, a.bytes2, a.root);
+        break;
+      case ActionType::ScatterV:
+        scatterv(recorder, traces.vector_at(a.vector), a.bytes2, a.root);
+        break;
+      case ActionType::AllGather:
+        allgather(recorder, a.bytes, a.bytes2);
+        break;
+      case ActionType::AllGatherV:
+        allgatherv(recorder, a.bytes, traces.vector_at(a.vector));
+        break;
+      case ActionType::ReduceScatter:
+        reduce_scatter(recorder, traces.vector_at(a.vector), a.bytes2);
+        break;
+      case ActionType::Scan:
+      case ActionType::ExScan:
+        scan(recorder, a.bytes);
+        break;
+      default:
+        throw std::logic_error("action " + std::string(trace::action_name(a.type)) + " is not a collective");
+    }
+    return recorder.take();
+  }
+};
+} // namespace
+
+std::unique_ptr<mpi::CollectiveAlgorithms> make_collectives()
+{
+  return std::make_unique<SmpiDefaultCollectives>();
 }
 
 } // namespace progsim::models::collectives::smpi_default

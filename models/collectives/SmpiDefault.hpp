@@ -6,6 +6,9 @@
 #pragma once
 
 #include "collectives/PointToPoint.hpp"
+#include "mpi/Schedule.hpp"
+
+#include <memory>
 
 namespace progsim::models::collectives::smpi_default {
 
@@ -24,6 +27,9 @@ void allgatherv(PointToPoint& p2p, int64_t send_bytes, const int64_t* recv_count
 /** `counts` are bytes; `element_bytes` converts them to the element counts SMPI's algorithm choice looks at. */
 void reduce_scatter(PointToPoint& p2p, const int64_t* counts, int64_t element_bytes);
 void scan(PointToPoint& p2p, int64_t bytes);
+
+/** The default selector's algorithms, as schedules of rounds for the engine. */
+std::unique_ptr<mpi::CollectiveAlgorithms> make_collectives();
 
 /** Which alltoall algorithm SMPI's default (Open MPI's decision table) picks for p ranks and b bytes per peer. */
 enum class AllToAllAlgorithm { Linear, Pair, Bruck };

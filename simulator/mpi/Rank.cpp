@@ -1,5 +1,5 @@
 #include "mpi/Rank.hpp"
-#include "collectives/SmpiDefault.hpp"
+#include "mpi/CollectiveRequest.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -13,7 +13,6 @@ XBT_LOG_NEW_DEFAULT_SUBCATEGORY(progsim_rank, progsim, "Rank actors replaying tr
 namespace sg4 = simgrid::s4u;
 using progsim::trace::Action;
 using progsim::trace::ActionType;
-namespace coll = progsim::models::collectives::smpi_default;
 
 namespace progsim::mpi {
 
@@ -79,16 +78,6 @@ RequestPtr Rank::post(bool is_send, int peer, int tag, int64_t bytes, Context co
 {
   return is_send ? endpoint_.post_send(peer, tag, bytes, context)
                  : endpoint_.post_receive(peer, tag, bytes, context);
-}
-
-RequestPtr Rank::isend(int destination, int tag, int64_t bytes)
-{
-  return post(true, destination, tag, bytes, Context::Collective);
-}
-
-RequestPtr Rank::irecv(int source, int tag, int64_t bytes)
-{
-  return post(false, source, tag, bytes, Context::Collective);
 }
 
 void Rank::wait(const RequestPtr& request)
@@ -186,53 +175,12 @@ void Rank::run(const Action& a)
 
 void Rank::run_collective(const Action& a)
 {
-  auto const& traces = world_.traces();
-  switch (a.type) {
-    case ActionType::Barrier:
-      coll::barrier(*this);
-      break;
-    case ActionType::Bcast:
-      coll::bcast(*this, a.bytes, a.root);
-      break;
-    case ActionType::Reduce:
-      coll::reduce(*this, a.bytes, a.root);
-      break;
-    case ActionType::AllReduce:
-      coll::allreduce(*this, a.bytes);
-      break;
-    case ActionType::AllToAll:
-      coll::alltoall(*this, a.bytes, a.bytes2);
-      break;
-    case ActionType::AllToAllV:
-      coll::alltoallv(*this, traces.vector_at(a.vector), traces.vector_at(a.vector2));
-      break;
-    case ActionType::Gather:
-      coll::gather(*this, a.bytes, a.bytes2, a.root);
-      break;
-    case ActionType::GatherV:
-      coll::gatherv(*this, a.bytes, traces.vector_at(a.vector), a.root);
-      break;
-    case ActionType::Scatter:
-      coll::scatter(*this, a.bytes, a.bytes2, a.root);
-      break;
-    case ActionType::ScatterV:
-      coll::scatterv(*this, traces.vector_at(a.vector), a.bytes2, a.root);
-      break;
-    case ActionType::AllGather:
-      coll::allgather(*this, a.bytes, a.bytes2);
-      break;
-    case ActionType::AllGatherV:
-      coll::allgatherv(*this, a.bytes, traces.vector_at(a.vector));
-      break;
-    case ActionType::ReduceScatter:
-      coll::reduce_scatter(*this, traces.vector_at(a.vector), a.bytes2);
-      break;
-    case ActionType::Scan:
-    case ActionType::ExScan:
-      coll::scan(*this, a.bytes);
-      break;
-    default:
-      xbt_die("action %s reached the collective dispatcher", std::string(trace::action_name(a.type)).c_str());
+  CollectiveRequest collective(endpoint_, world_.collectives().schedule(a, rank_, world_.size(), world_.traces()));
+  collective.start();
+  while (not collective.complete()) {
+    for (auto const& request : collective.pending())
+      wait(request);
+    collective.advance();
   }
   // The reductions' extra computation runs after the collective, as in SMPI's replay.
   if (a.type == ActionType::Reduce || a.type == ActionType::AllReduce || a.type == ActionType::ReduceScatter ||

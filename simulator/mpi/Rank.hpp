@@ -1,24 +1,19 @@
 /* The actor of one MPI rank: it replays its trace, one action after the other. */
 #pragma once
 
-#include "collectives/PointToPoint.hpp"
 #include "mpi/RequestStore.hpp"
 #include "mpi/World.hpp"
 
 namespace progsim::mpi {
 
-class Rank : public models::collectives::PointToPoint {
+class Rank {
 public:
   Rank(World& world, int rank) : world_(world), rank_(rank), endpoint_(world.endpoint(rank)) {}
   void operator()();
 
-  int rank() const override { return rank_; }
-  int size() const override { return world_.size(); }
-  RequestPtr isend(int destination, int tag, int64_t bytes) override;
-  RequestPtr irecv(int source, int tag, int64_t bytes) override;
-  void wait(const RequestPtr& request) override;
-
 private:
+  /** Blocks until `request` completes (a blocked rank, as timelines and deadlock reports see it). */
+  void wait(const RequestPtr& request);
   void run(const trace::Action& action);
   void run_collective(const trace::Action& action);
   RequestPtr post(bool is_send, int peer, int tag, int64_t bytes, Context context);

@@ -4,6 +4,7 @@
 #include "Parameters.hpp"
 #include "mpi/Endpoint.hpp"
 #include "mpi/ProgressModel.hpp"
+#include "mpi/Schedule.hpp"
 #include "trace/TraceSet.hpp"
 
 #include <simgrid/s4u/Host.hpp>
@@ -58,13 +59,15 @@ struct Placement {
 class World {
 public:
   World(Parameters parameters, trace::TraceSet traces, Placement placement,
-        std::unique_ptr<models::progress::ProgressModel> progress);
+        std::unique_ptr<models::progress::ProgressModel> progress,
+        std::unique_ptr<CollectiveAlgorithms> collectives);
 
   int size() const { return static_cast<int>(endpoints_.size()); }
   const Parameters& parameters() const { return parameters_; }
   const trace::TraceSet& traces() const { return traces_; }
   models::progress::ProgressModel& progress() { return *progress_; }
   const models::progress::ProgressModel& progress() const { return *progress_; }
+  const CollectiveAlgorithms& collectives() const { return *collectives_; }
   Endpoint& endpoint(int rank) { return *endpoints_[rank]; }
   const Endpoint& endpoint(int rank) const { return *endpoints_[rank]; }
   simgrid::s4u::Host* host_of(int rank) const { return placement_.hosts[rank]; }
@@ -130,6 +133,7 @@ private:
   trace::TraceSet traces_;
   Placement placement_;
   std::unique_ptr<models::progress::ProgressModel> progress_;
+  std::unique_ptr<CollectiveAlgorithms> collectives_;
   std::vector<std::unique_ptr<Endpoint>> endpoints_;
   std::vector<RankRecord> records_;
   uint64_t request_counter_ = 0;
