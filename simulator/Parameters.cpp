@@ -107,10 +107,10 @@ Parameters Parameters::from_flags()
   Parameters p;
   p.progress               = flags->progress.get();
   p.network.eager_threshold = static_cast<int64_t>(flags->eager_threshold.get());
-  p.network.rendezvous     = models::protocol::parse_rendezvous(flags->rendezvous.get());
+  p.network.rendezvous     = mpi::parse_rendezvous(flags->rendezvous.get());
   p.network.fragment_size  = static_cast<int64_t>(flags->fragment.get());
   p.shared_memory.eager_threshold = static_cast<int64_t>(flags->shm_eager.get());
-  p.shared_memory.rendezvous      = models::protocol::parse_rendezvous(flags->shm_rendezvous.get());
+  p.shared_memory.rendezvous      = mpi::parse_rendezvous(flags->shm_rendezvous.get());
   p.shared_memory.fragment_size   = static_cast<int64_t>(flags->shm_fragment.get());
   p.send_overhead         = flags->send_overhead.get();
   p.recv_overhead         = flags->recv_overhead.get();

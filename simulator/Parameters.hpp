@@ -1,7 +1,7 @@
 /* Every model parameter of a run: a SimGrid configuration flag with a name, a unit, a default and a meaning. */
 #pragma once
 
-#include "protocol/ProtocolChoice.hpp"
+#include "mpi/Transport.hpp"
 
 #include <string>
 #include <vector>
@@ -19,8 +19,8 @@ struct ParameterInfo {
 /** A snapshot of the flags, read once the command line is parsed. */
 struct Parameters {
   std::string progress;                       // none | thread | dedicated-core | offload | ideal
-  models::protocol::TransportProtocol network;
-  models::protocol::TransportProtocol shared_memory;
+  mpi::TransportProtocol network;
+  mpi::TransportProtocol shared_memory;
   double send_overhead  = 0;                  // CPU s spent by the sender when it posts a message
   double recv_overhead  = 0;                  // CPU s spent by the receiver when it posts a receive
   double step_overhead  = 0;                  // CPU s of each protocol step (match, RTS, CTS, FIN, fragment)

@@ -8,6 +8,7 @@
 #include "Parameters.hpp"
 #include "Placement.hpp"
 #include "collectives/SmpiDefault.hpp"
+#include "protocol/Protocols.hpp"
 #include "mpi/World.hpp"
 #include "output/ResultWriter.hpp"
 #include "output/TimelineWriter.hpp"
@@ -100,6 +101,7 @@ int main(int argc, char** argv)
   }
 
   progsim::mpi::World world(parameters, std::move(traces), std::move(placement), std::move(progress),
+                            progsim::models::protocol::make_protocols(),
                             progsim::models::collectives::smpi_default::make_collectives());
   std::unique_ptr<progsim::output::TimelineWriter> timeline;
   if (not parameters.timeline.empty())

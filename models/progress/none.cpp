@@ -9,14 +9,15 @@ namespace progsim::models::progress {
 namespace {
 class NoProgress : public ProgressModel {
 public:
+  explicit NoProgress(const Parameters& p) : ProgressModel(CallCosts::of(p)) {}
   std::string_view name() const override { return "none"; }
   mpi::StepRunner& runner(mpi::Endpoint& endpoint, mpi::Step, int) override { return endpoint.own_runner(); }
 };
 } // namespace
 
-std::unique_ptr<ProgressModel> make_none(const Parameters&)
+std::unique_ptr<ProgressModel> make_none(const Parameters& parameters)
 {
-  return std::make_unique<NoProgress>();
+  return std::make_unique<NoProgress>(parameters);
 }
 
 } // namespace progsim::models::progress

@@ -79,7 +79,7 @@ private:
 
 class ThreadProgress : public ProgressModel {
 public:
-  explicit ThreadProgress(const Parameters& p) : parameters_(p) {}
+  explicit ThreadProgress(const Parameters& p) : ProgressModel(CallCosts::of(p)), parameters_(p) {}
 
   std::string_view name() const override { return "thread"; }
 

@@ -1,39 +1,53 @@
-/* The table from a protocol's name to the object that runs it. */
-#include "protocol/MessageProtocol.hpp"
+/* The table from a protocol's name to the object that runs it, and what rendezvous protocols share. */
+#include "protocol/Protocols.hpp"
 #include "mpi/World.hpp"
 
 #include <stdexcept>
 
-namespace progsim::models::protocol {
+namespace progsim::mpi {
 
-void MessageProtocol::clear_to_send(mpi::Endpoint&, const mpi::RequestPtr&, const mpi::RequestPtr&) const
+void MessageProtocol::clear_to_send(Endpoint&, const RequestPtr&, const RequestPtr&) const
 {
   throw std::logic_error("this protocol never waits for a clear-to-send");
 }
 
-void MessageProtocol::send_request_to_send(mpi::Endpoint& sender, const mpi::RequestPtr& send,
-                                           mpi::Message* envelope, mpi::RequestState waiting)
+} // namespace progsim::mpi
+
+namespace progsim::models::protocol {
+
+void send_request_to_send(mpi::Endpoint& sender, const mpi::RequestPtr& send, mpi::Message* envelope,
+                          mpi::RequestState waiting)
 {
   envelope->kind = mpi::Message::Kind::RequestToSend;
   mpi::transition(*send, waiting);
   sender.send_message(send->peer, envelope, sender.world().parameters().control_bytes);
 }
 
-const MessageProtocol& protocol_for(mpi::Protocol protocol)
-{
-  switch (protocol) {
-    case mpi::Protocol::Eager:
-      return eager();
-    case mpi::Protocol::RendezvousGet:
-      return rendezvous_get();
-    case mpi::Protocol::RendezvousPut:
-      return rendezvous_put();
-    case mpi::Protocol::RendezvousPipelined:
-      return pipelined();
-    case mpi::Protocol::Direct:
-      break;
+namespace {
+class Table : public mpi::ProtocolTable {
+public:
+  const mpi::MessageProtocol& operator[](mpi::Protocol protocol) const override
+  {
+    switch (protocol) {
+      case mpi::Protocol::Eager:
+        return eager();
+      case mpi::Protocol::RendezvousGet:
+        return rendezvous_get();
+      case mpi::Protocol::RendezvousPut:
+        return rendezvous_put();
+      case mpi::Protocol::RendezvousPipelined:
+        return pipelined();
+      case mpi::Protocol::Direct:
+        return direct();
+    }
+    throw std::logic_error("unknown protocol");
   }
-  throw std::logic_error("the direct protocol has no message protocol object");
+};
+} // namespace
+
+std::unique_ptr<mpi::ProtocolTable> make_protocols()
+{
+  return std::make_unique<Table>();
 }
 
 } // namespace progsim::models::protocol

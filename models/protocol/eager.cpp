@@ -1,11 +1,11 @@
 /* eager: the data leaves with the envelope and waits at the receiver; the sender's buffer is free at once. */
-#include "protocol/MessageProtocol.hpp"
+#include "protocol/Protocols.hpp"
 #include "mpi/World.hpp"
 
 namespace progsim::models::protocol {
 
 namespace {
-class Eager : public MessageProtocol {
+class Eager : public mpi::MessageProtocol {
 public:
   void post(mpi::Endpoint& sender, const mpi::RequestPtr& send, mpi::Message* envelope) const override
   {
@@ -21,7 +21,7 @@ public:
 };
 } // namespace
 
-const MessageProtocol& eager()
+const mpi::MessageProtocol& eager()
 {
   static const Eager protocol;
   return protocol;

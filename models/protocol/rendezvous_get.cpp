@@ -1,13 +1,13 @@
 /* rendezvous-get (receiver-driven): the request-to-send tells where the data is; the receiver pulls it (an RDMA
  * read, or a single copy in shared memory done by the receiver's CPU: CMA, KNEM, XPMEM) and sends a finish
  * message. The sender need not be awake meanwhile. */
-#include "protocol/MessageProtocol.hpp"
+#include "protocol/Protocols.hpp"
 #include "mpi/World.hpp"
 
 namespace progsim::models::protocol {
 
 namespace {
-class RendezvousGet : public MessageProtocol {
+class RendezvousGet : public mpi::MessageProtocol {
 public:
   void post(mpi::Endpoint& sender, const mpi::RequestPtr& send, mpi::Message* envelope) const override
   {
@@ -34,7 +34,7 @@ public:
 };
 } // namespace
 
-const MessageProtocol& rendezvous_get()
+const mpi::MessageProtocol& rendezvous_get()
 {
   static const RendezvousGet protocol;
   return protocol;

@@ -2,7 +2,7 @@
  * single copy by the sender's CPU in shared memory) and sends a finish message; the sender must run a step to answer
  * the clear-to-send. The pipelined variant (TCP-like transports) pushes fixed-size fragments and keeps a window of
  * progsim/pipeline-depth of them in flight; each fragment's end is a step of the sender. */
-#include "protocol/MessageProtocol.hpp"
+#include "protocol/Protocols.hpp"
 #include "mpi/World.hpp"
 
 #include <algorithm>
@@ -21,7 +21,7 @@ struct Push {
   int64_t ended     = 0;
 };
 
-class RendezvousPut : public MessageProtocol {
+class RendezvousPut : public mpi::MessageProtocol {
 public:
   void post(mpi::Endpoint& sender, const mpi::RequestPtr& send, mpi::Message* envelope) const override
   {
@@ -98,13 +98,13 @@ protected:
 };
 } // namespace
 
-const MessageProtocol& rendezvous_put()
+const mpi::MessageProtocol& rendezvous_put()
 {
   static const RendezvousPut protocol;
   return protocol;
 }
 
-const MessageProtocol& pipelined()
+const mpi::MessageProtocol& pipelined()
 {
   static const Pipelined protocol;
   return protocol;

@@ -1,6 +1,6 @@
 #include "mpi/Endpoint.hpp"
 #include "mpi/World.hpp"
-#include "protocol/MessageProtocol.hpp"
+#include "mpi/MessageProtocol.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
@@ -90,7 +90,7 @@ void Endpoint::send_message(int destination, Message* message, int64_t bytes)
 {
   Endpoint& receiver = world_.endpoint(destination);
   Step step          = step_of(message->kind);
-  StepWork work{world_.parameters().step_overhead, 0};
+  StepWork work{world_.progress().costs().step_overhead, 0};
   if (message->kind == Message::Kind::Eager) // copied out of the arrival buffer (into the receive or an unexpected one)
     work.copy_bytes = message->envelope.bytes;
   StepRunner& runner = world_.progress().runner(receiver, step, rank_);
@@ -99,10 +99,15 @@ void Endpoint::send_message(int destination, Message* message, int64_t bytes)
        message});
 }
 
+void Endpoint::deliver(int destination, Message* message)
+{
+  world_.endpoint(destination).handle(message);
+}
+
 void Endpoint::follow(sg4::ActivityPtr activity, Step step, int peer, Callback on_done)
 {
   StepRunner& runner = world_.progress().runner(*this, step, peer);
-  add_followed({std::move(activity), step, StepWork{world_.parameters().step_overhead, 0}, &runner,
+  add_followed({std::move(activity), step, StepWork{world_.progress().costs().step_overhead, 0}, &runner,
                 std::move(on_done)});
 }
 
@@ -164,17 +169,13 @@ void Endpoint::copy_in_step(int64_t bytes)
 
 RequestPtr Endpoint::post_send(int destination, int tag, int64_t bytes, Context context, bool blocking)
 {
-  RequestPtr send = make_request(true, destination, tag, bytes, context);
-  if (world_.progress().direct_protocol()) {
-    post_direct_send(send);
-    return send;
-  }
-  auto const& parameters = world_.parameters();
-  send->protocol         = models::protocol::choose(world_.transport(rank_, destination), bytes);
+  RequestPtr send    = make_request(true, destination, tag, bytes, context);
+  auto const& costs  = world_.progress().costs();
+  send->protocol     = world_.progress().protocol(world_.transport(rank_, destination), bytes);
   // A blocking send the capture's MPI buffered: copied aside, it completes for the rank while its protocol goes on.
-  send->buffered = blocking && bytes < parameters.buffered_send_threshold;
+  send->buffered = blocking && bytes < costs.buffered_send_threshold;
   bool copied    = send->protocol == Protocol::Eager || send->buffered;
-  spend(parameters.send_overhead, copied ? bytes : 0);
+  spend(costs.send_overhead, copied ? bytes : 0);
 
   auto* envelope              = new Message();
   envelope->sequence          = next_sequence_[destination]++;
@@ -184,22 +185,18 @@ RequestPtr Endpoint::post_send(int destination, int tag, int64_t bytes, Context 
   envelope->envelope.bytes    = bytes;
   envelope->envelope.protocol = send->protocol;
   envelope->envelope.send     = send;
-  models::protocol::protocol_for(send->protocol).post(*this, send, envelope);
+  world_.protocols()[send->protocol].post(*this, send, envelope);
   return send;
 }
 
 RequestPtr Endpoint::post_receive(int source, int tag, int64_t bytes, Context context)
 {
   RequestPtr receive = make_request(false, source, tag, bytes, context);
-  if (world_.progress().direct_protocol()) {
-    post_direct_receive(receive);
-    return receive;
-  }
-  spend(world_.parameters().recv_overhead);
+  spend(world_.progress().costs().recv_overhead);
   if (auto envelope = queues_.match_posted(receive)) {
     // Matching an unexpected message is a step of the rank's own; an eager one is copied out of its buffer.
     bool eager = envelope->protocol == Protocol::Eager;
-    StepWork work{world_.parameters().step_overhead, eager ? envelope->bytes : 0};
+    StepWork work{world_.progress().costs().step_overhead, eager ? envelope->bytes : 0};
     run_step(own_runner_, eager ? Step::Envelope : Step::RequestToSend, work, [this, &receive, &envelope]() { on_matched(receive, *envelope); });
   }
   return receive;
@@ -230,7 +227,7 @@ void Endpoint::handle(Message* message)
       break;
     }
     case Message::Kind::ClearToSend:
-      models::protocol::protocol_for(message->send->protocol).clear_to_send(*this, message->send, message->receive);
+      world_.protocols()[message->send->protocol].clear_to_send(*this, message->send, message->receive);
       break;
     case Message::Kind::Finish:
       complete(message->receive ? message->receive : message->send);
@@ -249,7 +246,7 @@ void Endpoint::on_matched(const RequestPtr& receive, const Envelope& envelope)
   receive->matched_source = envelope.source;
   receive->bytes          = envelope.bytes;
   receive->protocol       = envelope.protocol;
-  models::protocol::protocol_for(envelope.protocol).matched(*this, receive, envelope);
+  world_.protocols()[envelope.protocol].matched(*this, receive, envelope);
 }
 
 sg4::CommPtr Endpoint::transfer(int from, int to, int64_t bytes)
@@ -297,10 +294,6 @@ void Endpoint::notify_rank()
 
 void Endpoint::wait(const RequestPtr& request)
 {
-  if (world_.progress().direct_protocol()) {
-    wait_direct(request);
-    return;
-  }
   progress(own_runner_);
   std::vector<sg4::ActivityPtr> watched;
   while (not request->complete()) {
@@ -321,10 +314,11 @@ void Endpoint::wait(const RequestPtr& request)
 
 bool Endpoint::test(const RequestPtr& request)
 {
-  if (world_.progress().direct_protocol())
-    return test_direct(request);
+  world_.progress().test_entered(*this);
   progress(own_runner_);
-  return request->complete();
+  bool done = request->complete();
+  world_.progress().test_returned(done);
+  return done;
 }
 
 } // namespace progsim::mpi

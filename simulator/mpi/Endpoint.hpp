@@ -72,6 +72,8 @@ public:
   void complete(const RequestPtr& request);
   /** Sends a protocol message to `destination`'s endpoint, which runs a step when it arrives. */
   void send_message(int destination, Message* message, int64_t bytes);
+  /** Hands an envelope to `destination`'s matching at once, with no transfer and no step (SMPI's direct protocol). */
+  void deliver(int destination, Message* message);
   /** Runs `on_done` as a step of this endpoint once `activity` ends (a transfer with rank `peer`). */
   void follow(simgrid::s4u::ActivityPtr activity, Step step, int peer, std::function<void()> on_done);
   /** Starts a transfer of `bytes` from rank `from`'s host to rank `to`'s (counted as sent by `from`). */
@@ -115,13 +117,6 @@ private:
   void handle(Message* message);
   void handle_envelope(const Envelope& envelope);
   void on_matched(const RequestPtr& receive, const Envelope& envelope);
-
-  // Direct protocol (SMPI's): matching at post time, one transfer both sides wait for.
-  void post_direct_send(const RequestPtr& send);
-  void post_direct_receive(const RequestPtr& receive);
-  void start_direct_transfer(const RequestPtr& send, const RequestPtr& receive);
-  void wait_direct(const RequestPtr& request);
-  bool test_direct(const RequestPtr& request);
 
   World& world_;
   int rank_;

@@ -4,6 +4,7 @@
 
 #include "Parameters.hpp"
 #include "mpi/StepRunner.hpp"
+#include "mpi/Transport.hpp"
 
 #include <simgrid/forward.h>
 
@@ -18,6 +19,22 @@ class World;
 
 namespace progsim::models::progress {
 
+/** What the MPI library's calls cost a rank under a mechanism (all zero under SMPI's assumption). */
+struct CallCosts {
+  double send_overhead  = 0; // CPU s to post a send
+  double recv_overhead  = 0; // CPU s to post a receive
+  double step_overhead  = 0; // CPU s of a protocol step
+  double call_overhead  = 0; // CPU s of a wait or test call
+  double copy_bandwidth = 0; // B/s a core copies; 0: copies are free
+  int64_t buffered_send_threshold = 0; // blocking sends below this complete once copied
+  /** The costs the parameters give. */
+  static CallCosts of(const Parameters& p)
+  {
+    return {p.send_overhead, p.recv_overhead, p.step_overhead, p.call_overhead, p.copy_bandwidth,
+            p.buffered_send_threshold};
+  }
+};
+
 /**
  * One progress mechanism. The engine asks it which runner runs each step (the rank's own, which works only inside
  * the rank's MPI calls, or an agent: a progress thread, a reserved core, a NIC), and lets it start its agents and
@@ -25,10 +42,18 @@ namespace progsim::models::progress {
  */
 class ProgressModel {
 public:
+  explicit ProgressModel(const CallCosts& costs) : costs_(costs) {}
   virtual ~ProgressModel() = default;
   virtual std::string_view name() const = 0;
-  /** True for SMPI's own assumption: matching at post time, transfers that need nobody (the direct protocol). */
-  virtual bool direct_protocol() const { return false; }
+  const CallCosts& costs() const { return costs_; }
+  /** The protocol of a message of `bytes` over `transport`: eager below its threshold, its rendezvous above. */
+  virtual mpi::Protocol protocol(const mpi::TransportProtocol& transport, int64_t bytes) const
+  {
+    return mpi::choose(transport, bytes);
+  }
+  /** A test call on a pending request starts (before the look) and ends, `done` or not. */
+  virtual void test_entered(mpi::Endpoint&) {}
+  virtual void test_returned(bool /*done*/) {}
   /** The runner of `step` for `endpoint`, on a message exchanged with rank `peer`. */
   virtual mpi::StepRunner& runner(mpi::Endpoint& endpoint, mpi::Step step, int peer) = 0;
   /** Starts agents and background loads, before any action runs. */
@@ -43,6 +68,9 @@ public:
   virtual int extra_cpu_users(const mpi::World&, const simgrid::s4u::Host*) const { return 0; }
   /** Seconds of CPU a rank lost to progression that its steps did not already count (e.g. idle polling). */
   virtual double background_cpu_seconds(const mpi::Endpoint&, double /*lifetime*/) const { return 0.0; }
+
+private:
+  CallCosts costs_;
 };
 
 /** Builds the mechanism with this name; throws std::invalid_argument naming the known ones otherwise. */

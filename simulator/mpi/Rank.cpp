@@ -33,7 +33,7 @@ void Rank::operator()()
     const double start   = sg4::Engine::get_clock();
     if (is_mpi_call(action.type)) {
       world_.set_activity(rank_, Activity::InMpi, &action);
-      if (world_.parameters().rank_progress_every_call && not world_.progress().direct_protocol())
+      if (world_.parameters().rank_progress_every_call)
         endpoint_.progress(endpoint_.own_runner());
       run(action);
       record.mpi_seconds += sg4::Engine::get_clock() - start;
@@ -58,8 +58,7 @@ void Rank::operator()()
 
 void Rank::pay_call()
 {
-  if (not world_.progress().direct_protocol())
-    endpoint_.spend(world_.parameters().call_overhead);
+  endpoint_.spend(world_.progress().costs().call_overhead);
 }
 
 void Rank::compute(double flops, const Action* action)

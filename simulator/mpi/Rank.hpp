@@ -18,7 +18,7 @@ private:
   void run_collective(const trace::Action& action);
   RequestPtr post(bool is_send, int peer, int tag, int64_t bytes, Context context);
   void compute(double flops, const trace::Action* action);
-  /** What every wait or test call costs, even when nothing is pending (explicit protocols only). */
+  /** What every wait or test call costs, even when nothing is pending. */
   void pay_call();
 
   World& world_;

@@ -38,9 +38,7 @@ struct Request {
   int64_t bytes     = 0;   // payload; a receive learns the real size when it matches
   Protocol protocol = Protocol::Direct;
   RequestState state = RequestState::Posted;
-  bool detached     = false;            // direct protocol: the send completed at post time
   bool buffered     = false;            // a blocking send copied aside: the rank goes on before it completes
-  simgrid::s4u::CommPtr transfer;       // direct protocol: the data transfer that both sides wait for
   int matched_source = -1;              // receive: who it matched
 
   bool complete() const { return state == RequestState::Complete; }

@@ -35,12 +35,13 @@ std::string_view activity_name(Activity activity)
 }
 
 World::World(Parameters parameters, trace::TraceSet traces, Placement placement,
-             std::unique_ptr<models::progress::ProgressModel> progress,
+             std::unique_ptr<models::progress::ProgressModel> progress, std::unique_ptr<ProtocolTable> protocols,
              std::unique_ptr<CollectiveAlgorithms> collectives)
     : parameters_(std::move(parameters))
     , traces_(std::move(traces))
     , placement_(std::move(placement))
     , progress_(std::move(progress))
+    , protocols_(std::move(protocols))
     , collectives_(std::move(collectives))
     , records_(traces_.rank_count())
 {

@@ -3,6 +3,7 @@
 
 #include "Parameters.hpp"
 #include "mpi/Endpoint.hpp"
+#include "mpi/MessageProtocol.hpp"
 #include "mpi/ProgressModel.hpp"
 #include "mpi/Schedule.hpp"
 #include "trace/TraceSet.hpp"
@@ -59,7 +60,7 @@ struct Placement {
 class World {
 public:
   World(Parameters parameters, trace::TraceSet traces, Placement placement,
-        std::unique_ptr<models::progress::ProgressModel> progress,
+        std::unique_ptr<models::progress::ProgressModel> progress, std::unique_ptr<ProtocolTable> protocols,
         std::unique_ptr<CollectiveAlgorithms> collectives);
 
   int size() const { return static_cast<int>(endpoints_.size()); }
@@ -68,13 +69,14 @@ public:
   models::progress::ProgressModel& progress() { return *progress_; }
   const models::progress::ProgressModel& progress() const { return *progress_; }
   const CollectiveAlgorithms& collectives() const { return *collectives_; }
+  const ProtocolTable& protocols() const { return *protocols_; }
   Endpoint& endpoint(int rank) { return *endpoints_[rank]; }
   const Endpoint& endpoint(int rank) const { return *endpoints_[rank]; }
   simgrid::s4u::Host* host_of(int rank) const { return placement_.hosts[rank]; }
   int node_of(int rank) const { return placement_.node[rank]; }
   bool same_node(int a, int b) const { return placement_.node[a] == placement_.node[b]; }
   /** The protocol settings between two ranks: shared memory inside a node, the NIC between nodes. */
-  const models::protocol::TransportProtocol& transport(int a, int b) const
+  const TransportProtocol& transport(int a, int b) const
   {
     return same_node(a, b) ? parameters_.shared_memory : parameters_.network;
   }
@@ -82,10 +84,11 @@ public:
   const RankRecord& record(int rank) const { return records_[rank]; }
 
   uint64_t next_request_id() { return ++request_counter_; }
-  /** Seconds one core takes to copy `bytes`. */
+  /** Seconds one core takes to copy `bytes` (none when the mechanism's copies are free). */
   double copy_seconds(int64_t bytes) const
   {
-    return bytes > 0 ? static_cast<double>(bytes) / parameters_.copy_bandwidth : 0.0;
+    double bandwidth = progress_->costs().copy_bandwidth;
+    return bytes > 0 && bandwidth > 0 ? static_cast<double>(bytes) / bandwidth : 0.0;
   }
   /** How many ranks compute on `host` right now: a thread that wakes finds a free core only below its core count. */
   int computing_on(const simgrid::s4u::Host* host) const
@@ -93,8 +96,6 @@ public:
     auto it = computing_.find(host);
     return it == computing_.end() ? 0 : it->second;
   }
-  /** SMPI's MPI_Test back-off: a counter shared by all ranks, reset when a test succeeds. */
-  int& smpi_test_sleeps() { return smpi_test_sleeps_; }
 
   /**
    * CPU work of the calling actor on `host`: an execution that competes for the host's cores. On a host whose
@@ -133,11 +134,11 @@ private:
   trace::TraceSet traces_;
   Placement placement_;
   std::unique_ptr<models::progress::ProgressModel> progress_;
+  std::unique_ptr<ProtocolTable> protocols_;
   std::unique_ptr<CollectiveAlgorithms> collectives_;
   std::vector<std::unique_ptr<Endpoint>> endpoints_;
   std::vector<RankRecord> records_;
   uint64_t request_counter_ = 0;
-  int smpi_test_sleeps_     = 1;
   std::unordered_set<const simgrid::s4u::Host*> uncontended_hosts_;
   std::unordered_map<const simgrid::s4u::Host*, int> computing_;
   int finished_             = 0;

@@ -1,12 +1,12 @@
 /*
- * Unit tests of the pure parts of the engine: protocol choice (models/protocol/ProtocolChoice) and the store of
+ * Unit tests of the pure parts of the engine: protocol choice (simulator/mpi/Transport) and the store of
  * non-blocking requests that trace wait/test/waitall actions find again (simulator/mpi/RequestStore), which follows
  * SMPI 3.32's replay RequestStorage: per (src, dst, tag) key, oldest first; a successful test leaves a null
  * placeholder; waitall takes every stored request and clears the store.
  */
 #include "mpi/Request.hpp"
 #include "mpi/RequestStore.hpp"
-#include "protocol/ProtocolChoice.hpp"
+#include "mpi/Transport.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-using progsim::models::protocol::choose;
-using progsim::models::protocol::parse_rendezvous;
-using progsim::models::protocol::TransportProtocol;
+using progsim::mpi::choose;
+using progsim::mpi::parse_rendezvous;
+using progsim::mpi::TransportProtocol;
 using progsim::mpi::kAnySource;
 using progsim::mpi::kAnyTag;
 using progsim::mpi::Protocol;
@@ -37,14 +37,6 @@ RequestPtr request(uint64_t id)
 } // namespace
 
 // ---------------------------------------------------------------- protocol choice
-
-TEST(ProtocolChoice, DefaultsMatchSmpiDetachThreshold)
-{
-  TransportProtocol t;
-  EXPECT_EQ(t.eager_threshold, 65536); // smpi/send-is-detached-thresh
-  EXPECT_EQ(t.rendezvous, Protocol::RendezvousGet);
-  EXPECT_EQ(t.fragment_size, 131072);
-}
 
 TEST(ProtocolChoice, EagerStrictlyBelowTheThreshold)
 {
