@@ -107,6 +107,16 @@ def test_a_thread_woken_on_a_busy_core_waits_for_the_next_time_slice(tmp_path: P
     assert results["ranks"][1]["compute_time"] == pytest.approx(COMPUTE + 2 * s, rel=1e-6)
 
 
+def test_a_thread_waiting_for_a_slice_gets_the_core_when_the_rank_stops_computing(tmp_path: Path) -> None:
+    # Rank 1 computes 0.5 ms, less than a 1 ms slice, then blocks in its wait: its core is free from then on.
+    short = 5e5
+    ranks = [RENDEZVOUS_WITH_BUSY_RECEIVER[0], f"1 init\n1 irecv 0 0 16777216\n1 compute {short}\n1 wait 0 1 0\n1 finalize"]
+    results = replay(tmp_path, ranks, "thread", cores=1, settings=(*NO_POLLING, "sched-quantum:1e-3"))
+    s = OVERHEAD
+    expected = OVERHEAD + short / SPEED + s + T_DATA + s + CONTROL + s
+    assert results["ranks"][0]["end_time"] == pytest.approx(expected, rel=1e-6)
+
+
 def test_a_thread_pinned_to_a_spare_core_neither_waits_nor_steals(tmp_path: Path) -> None:
     s = OVERHEAD
     results = replay(tmp_path, RENDEZVOUS_WITH_BUSY_RECEIVER, "thread", cores=1,

@@ -1,17 +1,21 @@
 /* thread: a progress thread per rank runs its protocol steps while the rank computes (MPICH's asynchronous
  * progress thread, Open MPI's progress threads). It shares the rank's cores unless the platform pins threads to
  * spare cores: idle polling takes a share of a core, and a thread woken while every core of its host computes gets
- * a core only at the next time slice of the OS scheduler (progsim/sched-quantum). Its steps cost CPU before they
- * take effect. */
+ * a core only at the next time slice of the OS scheduler (progsim/sched-quantum), or when a rank there stops
+ * computing. Its steps cost CPU before they take effect. */
 #include "mpi/Endpoint.hpp"
 #include "mpi/World.hpp"
 #include "progress/ProgressAgent.hpp"
 #include "mpi/ProgressModel.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Mutex.hpp>
 
 #include <cmath>
+#include <map>
+#include <mutex>
 
 namespace sg4 = simgrid::s4u;
 
@@ -25,9 +29,16 @@ double next_tick(double period)
   return period > 0 ? std::ceil(now / period) * period : now;
 }
 
+/** Where threads wait for a core of a host: woken when one of its ranks stops computing. */
+struct CoreQueue {
+  sg4::MutexPtr mutex                 = sg4::Mutex::create();
+  sg4::ConditionVariablePtr core_free = sg4::ConditionVariable::create();
+  int waiting                         = 0;
+};
+
 class ProgressThread : public ProgressAgent {
 public:
-  ProgressThread(const Parameters& p) : parameters_(p) {}
+  ProgressThread(const Parameters& p, CoreQueue& queue) : parameters_(p), queue_(queue) {}
   std::string_view name() const override { return "progress-thread"; }
 
   void execute(mpi::Endpoint& endpoint, const mpi::StepWork& work) override
@@ -51,17 +62,23 @@ protected:
   }
 
 private:
-  /** On a host whose cores all compute, the OS runs the woken thread only when a time slice ends. */
+  /** On a host whose cores all compute, the OS runs the woken thread when a time slice ends, or sooner if a rank
+   * of the host stops computing (it blocks in MPI, or finishes) and leaves its core. */
   void get_a_core(mpi::Endpoint& endpoint) const
   {
     if (parameters_.thread_spare_core)
       return;
-    sg4::Host* host = endpoint.host();
-    if (endpoint.world().computing_on(host) < host->get_core_count())
+    sg4::Host* host   = endpoint.host();
+    auto const& world = endpoint.world();
+    auto busy         = [&world, host]() { return world.computing_on(host) >= host->get_core_count(); };
+    if (not busy())
       return;
     double slice = next_tick(parameters_.sched_quantum);
-    if (slice > sg4::Engine::get_clock())
-      sg4::this_actor::sleep_until(slice);
+    std::unique_lock lock(*queue_.mutex);
+    queue_.waiting++;
+    while (busy() && sg4::Engine::get_clock() < slice)
+      queue_.core_free->wait_until(lock, slice);
+    queue_.waiting--;
   }
 
   void run_on_core(mpi::Endpoint& endpoint, double seconds) const
@@ -75,6 +92,7 @@ private:
   }
 
   const Parameters& parameters_;
+  CoreQueue& queue_;
 };
 
 class ThreadProgress : public ProgressModel {
@@ -94,9 +112,17 @@ public:
 
   void start(mpi::World& world) override
   {
+    world.on_rank_event.connect([this, &world](const mpi::RankEvent& event) {
+      auto it = queues_.find(world.host_of(event.rank));
+      if (event.activity != mpi::Activity::Computing && it != queues_.end() && it->second->waiting > 0)
+        it->second->core_free->notify_all();
+    });
     for (int rank = 0; rank < world.size(); rank++) {
       mpi::Endpoint& endpoint = world.endpoint(rank);
-      auto thread             = std::make_shared<ProgressThread>(parameters_);
+      auto& queue             = queues_[endpoint.host()];
+      if (not queue)
+        queue = std::make_unique<CoreQueue>();
+      auto thread = std::make_shared<ProgressThread>(parameters_, *queue);
       thread->serve(endpoint);
       if (polling_share() > 0 && not parameters_.thread_spare_core) // idle polling keeps part of a core busy
         thread->reserve(polling_share() * endpoint.host()->get_speed(), false);
@@ -135,6 +161,7 @@ public:
 private:
   const Parameters parameters_;
   std::vector<std::shared_ptr<ProgressThread>> threads_;
+  std::map<const sg4::Host*, std::unique_ptr<CoreQueue>> queues_;
 };
 } // namespace
 

@@ -4,6 +4,8 @@
 
 #include "mpi/Endpoint.hpp"
 
+#include <stdexcept>
+
 namespace progsim::mpi {
 
 /**
@@ -19,7 +21,10 @@ public:
   /** The receiver matched the envelope to `receive`. */
   virtual void matched(Endpoint& receiver, const RequestPtr& receive, const Envelope& envelope) const = 0;
   /** The receiver is ready (protocols that wait for a clear-to-send). */
-  virtual void clear_to_send(Endpoint& sender, const RequestPtr& send, const RequestPtr& receive) const;
+  virtual void clear_to_send(Endpoint&, const RequestPtr&, const RequestPtr&) const
+  {
+    throw std::logic_error("this protocol never waits for a clear-to-send");
+  }
 };
 
 /** The protocol objects, by name: the models give them to the engine. */

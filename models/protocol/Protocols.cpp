@@ -4,15 +4,6 @@
 
 #include <stdexcept>
 
-namespace progsim::mpi {
-
-void MessageProtocol::clear_to_send(Endpoint&, const RequestPtr&, const RequestPtr&) const
-{
-  throw std::logic_error("this protocol never waits for a clear-to-send");
-}
-
-} // namespace progsim::mpi
-
 namespace progsim::models::protocol {
 
 void send_request_to_send(mpi::Endpoint& sender, const mpi::RequestPtr& send, mpi::Message* envelope,
