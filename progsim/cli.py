@@ -124,7 +124,9 @@ def get_parser() -> argparse.ArgumentParser:
     rp.add_argument("--set", action="append", default=[], metavar="NAME:VALUE",
                     help="override a parameter, e.g. --set eager-threshold:4096 or --set network/model:CM02 "
                          "(build/progsim-engine --help lists them)")
-    rp.add_argument("--log", help="SimGrid log threshold of the engine (default: critical)")
+    rp.add_argument("--log", help="a threshold for all of the engine's logs (default: critical), or one category's "
+                                  "setting: --log progsim_protocol.thres:verbose explains every protocol step, "
+                                  "progsim.thres:verbose opens all of progsim's categories")
     rp.set_defaults(run=command_replay)
 
     sc = commands.add_parser("scenario", help="replay a scenario's trace under each of its progress mechanisms",

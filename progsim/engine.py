@@ -57,7 +57,10 @@ def replay(trace: Path, compiled: Compiled, progress: str, out: Path | None = No
     for setting in settings or []:
         key = setting if "/" in setting.split(":", 1)[0] else f"progsim/{setting}"
         arguments.append(f"--cfg={key}")
-    arguments.append(f"--log=root.thres:{log or 'critical'}")
+    if log and ":" in log:  # a SimGrid log setting: open one category, e.g. progsim_protocol.thres:debug
+        arguments += ["--log=root.thres:critical", f"--log={log}"]
+    else:
+        arguments.append(f"--log=root.thres:{log or 'critical'}")
     done = subprocess.run(arguments, capture_output=True, text=True)
     results = json.loads(out.read_text()) if out is not None and done.returncode == 0 and out.is_file() else None
     return EngineRun(done.returncode, done.stdout, done.stderr, results)

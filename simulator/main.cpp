@@ -118,6 +118,8 @@ int main(int argc, char** argv)
 
   try { // a mechanism that cannot be set up on this platform (e.g. every core reserved) is bad input
     world.start();
+    XBT_VERB("%d ranks, progress '%s', platform %s", world.size(), std::string(world.progress().name()).c_str(),
+             platform.c_str());
   } catch (const std::invalid_argument& error) {
     std::cerr << "progsim: error: " << error.what() << "\n";
     remove_stale(parameters.timeline.empty() ? "" : parameters.timeline + ".partial");

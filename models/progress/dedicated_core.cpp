@@ -8,9 +8,12 @@
 #include "mpi/ProgressModel.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
+#include <xbt/log.h>
 
 #include <map>
 #include <stdexcept>
+
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(progsim_dedicated, progsim, "Reserved progress cores");
 
 namespace sg4 = simgrid::s4u;
 
@@ -64,6 +67,8 @@ public:
                                     host->get_name() + ", which has " + std::to_string(host->get_core_count()) +
                                     ": no core would be left for its ranks (progsim/dedicated-cores)");
       reserved_on_[host] += cores_;
+      XBT_VERB("%d core(s) of %s reserved for the progression of %zu rank(s)", cores_, host->get_cname(),
+               endpoints.size());
       std::vector<std::shared_ptr<ReservedCore>> unit_cores;
       for (int c = 0; c < cores_; c++) {
         auto core = std::make_shared<ReservedCore>(step_cost_);

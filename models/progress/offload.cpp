@@ -10,8 +10,11 @@
 #include "mpi/ProgressModel.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
+#include <xbt/log.h>
 
 #include <map>
+
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(progsim_offload, progsim, "NICs running protocol steps");
 
 namespace sg4 = simgrid::s4u;
 
@@ -87,8 +90,10 @@ public:
       std::string name      = property(host, "progsim:nic");
       std::string offloads  = property(host, "progsim:nic-offload");
       bool matching = lists(offloads, "matching"), rendezvous = lists(offloads, "rendezvous");
-      if (name.empty() || not(matching || rendezvous))
-        continue; // this rank's steps stay with the rank
+      if (name.empty() || not(matching || rendezvous)) {
+        XBT_VERB("rank %d: its NIC offloads nothing: the rank runs its steps", rank);
+        continue;
+      }
       auto& nic = nics[name];
       if (not nic) {
         nic = std::make_shared<Nic>(latency_, matching, rendezvous);

@@ -12,10 +12,13 @@
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Mutex.hpp>
+#include <xbt/log.h>
 
 #include <cmath>
 #include <map>
 #include <mutex>
+
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(progsim_thread, progsim, "Progress threads: polls, time slices, steps");
 
 namespace sg4 = simgrid::s4u;
 
@@ -74,6 +77,8 @@ private:
     if (not busy())
       return;
     double slice = next_tick(parameters_.sched_quantum);
+    XBT_VERB("rank %d's thread: every core of %s computes; waits for the slice at %g s", endpoint.rank(),
+              host->get_cname(), slice);
     std::unique_lock lock(*queue_.mutex);
     queue_.waiting++;
     while (busy() && sg4::Engine::get_clock() < slice)

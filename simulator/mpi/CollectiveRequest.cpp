@@ -2,8 +2,11 @@
 #include "mpi/Endpoint.hpp"
 
 #include <xbt/asserts.h>
+#include <xbt/log.h>
 
 #include <algorithm>
+
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(progsim_collective, progsim, "Collective operations, round by round");
 
 namespace progsim::mpi {
 
@@ -23,6 +26,8 @@ void CollectiveRequest::post_round()
     state_ = State::Complete;
     return;
   }
+  XBT_VERB("rank %d: collective round %zu of %zu (%zu transfers)", endpoint_.rank(), round_ + 1,
+            schedule_.rounds.size(), schedule_.rounds[round_].transfers.size());
   for (auto const& t : schedule_.rounds[round_].transfers)
     requests_.push_back(t.is_send ? endpoint_.post_send(t.peer, t.tag, t.bytes, Context::Collective)
                                   : endpoint_.post_receive(t.peer, t.tag, t.bytes, Context::Collective));

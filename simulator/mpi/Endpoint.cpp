@@ -49,6 +49,8 @@ RequestPtr Endpoint::make_request(bool is_send, int peer, int tag, int64_t bytes
 
 void Endpoint::complete(const RequestPtr& request)
 {
+  XBT_VERB("rank %d: %s rank %d complete", rank_, request->is_send ? "send to" : "receive from",
+            request->is_send ? request->peer : request->matched_source);
   transition(*request, RequestState::Complete);
   live_.erase(request->id);
   notify_rank();
@@ -150,7 +152,7 @@ std::string_view step_name(Step step)
 void Endpoint::run_step(StepRunner& runner, Step step, const StepWork& work, const Callback& effect)
 {
   world_.step_started(rank_, step, runner);
-  XBT_DEBUG("rank %d: %s step by %s (%g s CPU, %lld B copied)", rank_, std::string(step_name(step)).c_str(),
+  XBT_VERB("rank %d: %s step by %s (%g s CPU, %lld B copied)", rank_, std::string(step_name(step)).c_str(),
             std::string(runner.name()).c_str(), work.cpu_seconds, static_cast<long long>(work.copy_bytes));
   runner.execute(*this, work); // the step's time passes before its effect
   StepRunner* outer = running_;
@@ -176,6 +178,8 @@ RequestPtr Endpoint::post_send(int destination, int tag, int64_t bytes, Context 
   send->buffered = blocking && bytes < costs.buffered_send_threshold;
   bool copied    = send->protocol == Protocol::Eager || send->buffered;
   spend(costs.send_overhead, copied ? bytes : 0);
+  XBT_VERB("rank %d: send of %lld B to rank %d, tag %d: %s%s", rank_, static_cast<long long>(bytes), destination,
+            tag, std::string(protocol_name(send->protocol)).c_str(), send->buffered ? ", buffered" : "");
 
   auto* envelope              = new Message();
   envelope->sequence          = next_sequence_[destination]++;
@@ -193,6 +197,7 @@ RequestPtr Endpoint::post_receive(int source, int tag, int64_t bytes, Context co
 {
   RequestPtr receive = make_request(false, source, tag, bytes, context);
   spend(world_.progress().costs().recv_overhead);
+  XBT_VERB("rank %d: receive of %lld B from %d, tag %d posted", rank_, static_cast<long long>(bytes), source, tag);
   if (auto envelope = queues_.match_posted(receive)) {
     // Matching an unexpected message is a step of the rank's own; an eager one is copied out of its buffer.
     bool eager = envelope->protocol == Protocol::Eager;

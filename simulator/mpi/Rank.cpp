@@ -30,6 +30,7 @@ void Rank::operator()()
   for (size_t i = 0; i < actions.size(); i++) {
     record.action_index = i;
     const Action& action = actions[i];
+    XBT_VERB("rank %d: %s (line %u)", rank_, std::string(trace::action_name(action.type)).c_str(), action.line);
     const double start   = sg4::Engine::get_clock();
     if (is_mpi_call(action.type)) {
       world_.set_activity(rank_, Activity::InMpi, &action);
