@@ -1,0 +1,108 @@
+/*
+ * Real simulations, run in the engine's own process: a two-host platform written inline, one message, and the
+ * times that follow from the platform and the default parameters. SimGrid's engine is global, so each simulation
+ * runs in a child process of its own (as WRENCH's tests do).
+ */
+#include "Parameters.hpp"
+#include "Placement.hpp"
+#include "collectives/SmpiDefault.hpp"
+#include "mpi/World.hpp"
+#include "protocol/Protocols.hpp"
+#include "trace/TraceSet.hpp"
+
+#include <simgrid/s4u/Engine.hpp>
+
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace sg4 = simgrid::s4u;
+namespace fs  = std::filesystem;
+
+namespace {
+
+constexpr double kLatency   = 1e-6; // s
+constexpr double kBandwidth = 1e9;  // B/s
+
+/** Two one-core hosts joined by one link, and a trace of one 1000-byte message from rank 0 to rank 1. */
+fs::path write_inputs()
+{
+  fs::path dir = fs::temp_directory_path() / ("progsim-sim-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "platform.xml") << R"(<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="a" speed="1Gf"/>
+    <host id="b" speed="1Gf"/>
+    <link id="wire" bandwidth="1GBps" latency="1us"/>
+    <route src="a" dst="b"><link_ctn id="wire"/></route>
+  </zone>
+</platform>
+)";
+  std::ofstream(dir / "hostfile") << "a\nb\n";
+  std::ofstream(dir / "rank-0.txt") << "0 init\n0 send 1 0 1000\n0 finalize\n";
+  std::ofstream(dir / "rank-1.txt") << "1 init\n1 recv 0 0 1000\n1 finalize\n";
+  std::ofstream(dir / "list.txt") << (dir / "rank-0.txt").string() << "\n" << (dir / "rank-1.txt").string() << "\n";
+  return dir;
+}
+
+/** Runs the message under `progress` in a child process; the child exits 0 when both end times match. */
+int simulate(const std::string& progress, double expected_sender, double expected_receiver)
+{
+  pid_t child = fork();
+  if (child == 0) {
+    fs::path dir = write_inputs();
+    progsim::declare_parameters();
+    std::vector<std::string> args = {"test", "--cfg=progsim/progress:" + progress, "--cfg=network/model:CM02",
+                                     "--cfg=network/crosstraffic:0", "--log=root.thres:critical"};
+    std::vector<char*> argv;
+    for (auto& arg : args)
+      argv.push_back(arg.data());
+    int argc = static_cast<int>(argv.size());
+    sg4::Engine engine(&argc, argv.data());
+    engine.load_platform((dir / "platform.xml").string());
+    auto parameters = progsim::Parameters::from_flags();
+    auto traces     = progsim::trace::read_traces((dir / "list.txt").string());
+    auto placement  = progsim::read_placement((dir / "hostfile").string(), 2);
+    progsim::mpi::World world(parameters, std::move(traces), std::move(placement),
+                              progsim::models::progress::make_progress_model(parameters),
+                              progsim::models::protocol::make_protocols(),
+                              progsim::models::collectives::smpi_default::make_collectives());
+    world.start();
+    engine.run();
+    fs::remove_all(dir);
+    auto close = [](double a, double b) { return std::fabs(a - b) <= 1e-6 * b + 1e-12; };
+    bool ok = world.all_finished() && close(world.record(0).end_time, expected_sender) &&
+              close(world.record(1).end_time, expected_receiver);
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+} // namespace
+
+TEST(Simulation, AnEagerMessageUnderNoneCostsOverheadsCopiesAndOneTransfer)
+{
+  // Defaults: 0.5 us to post, 0.2 us a step, 16 B of envelope, copies at 10 GB/s. The sender posts and copies; the
+  // receiver, waiting since it posted, matches the message when it arrives and copies it out.
+  const double o = 5e-7, step = 2e-7, copy = 1000 / 1e10;
+  const double sent = o + copy;
+  const double arrival = sent + kLatency + (1000 + 16) / kBandwidth;
+  EXPECT_EQ(simulate("none", sent, arrival + step + copy), 0);
+}
+
+TEST(Simulation, IdealReproducesSmpisSingleTransfer)
+{
+  // SMPI's assumption: no overheads, the sender detached below 64 KiB, the receiver done when the transfer ends.
+  EXPECT_EQ(simulate("ideal", 0.0, kLatency + (1000 + 16) / kBandwidth), 0);
+}
