@@ -105,6 +105,17 @@ def command_scenario(args: argparse.Namespace) -> int:
     return main_scenario(Path(args.scenario))
 
 
+def command_parameters(args: argparse.Namespace) -> int:
+    from progsim.engine import engine_parameters
+
+    rows = engine_parameters()
+    width = max(len(p.name) for p in rows)
+    for p in rows:
+        default = f"{p.default} {p.unit}".strip()
+        print(f"{p.name:<{width}}  {default:<16}  {p.description}")
+    return 0
+
+
 def get_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="progsim", description="Replay SMPI time-independent traces with explicit MPI progression.",
@@ -134,6 +145,11 @@ def get_parser() -> argparse.ArgumentParser:
                                          "comparing the mechanisms.")
     sc.add_argument("scenario", help="scenario YAML, e.g. scenarios/default.yaml")
     sc.set_defaults(run=command_scenario)
+
+    pm = commands.add_parser("parameters", help="list every model parameter with its default and meaning",
+                             description="Lists the engine's model parameters (set them in a platform YAML or with "
+                                         "replay --set NAME:VALUE); docs/parameters.md gives each default's source.")
+    pm.set_defaults(run=command_parameters)
 
     platform = commands.add_parser("platform", help="check or compile platform descriptions")
     pc = platform.add_subparsers(dest="platform_command", required=True)

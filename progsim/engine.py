@@ -37,6 +37,20 @@ def progress_mechanisms() -> tuple[str, ...]:
     return names if done.returncode == 0 and names else DEFAULT_MECHANISMS
 
 
+@dataclass(frozen=True)
+class EngineParameter:
+    name: str  # progsim-engine flag, without its progsim/ prefix
+    default: str
+    unit: str
+    description: str
+
+
+def engine_parameters() -> list[EngineParameter]:
+    """Every model parameter with its default, as the engine declares it: the one place defaults live."""
+    done = subprocess.run([str(engine_binary()), "--list-parameters"], capture_output=True, text=True, check=True)
+    return [EngineParameter(*line.split("\t", 3)) for line in done.stdout.splitlines() if line]
+
+
 @dataclass
 class EngineRun:
     returncode: int

@@ -54,6 +54,11 @@ int main(int argc, char** argv)
     return 0;
   }
   progsim::declare_parameters();
+  if (argc == 2 && std::string(argv[1]) == "--list-parameters") { // name, default, unit, meaning: tab-separated
+    for (auto const& p : progsim::Parameters::describe())
+      std::cout << p.name << "\t" << p.value << "\t" << p.unit << "\t" << p.description << "\n";
+    return 0;
+  }
   std::unique_ptr<sg4::Engine> engine_owner;
   try { // a bad --cfg (unknown key, value of the wrong kind) is bad input, not a crash
     engine_owner = std::make_unique<sg4::Engine>(&argc, argv);
