@@ -126,6 +126,27 @@ def test_a_thread_pinned_to_a_spare_core_neither_waits_nor_steals(tmp_path: Path
     assert results["ranks"][1]["compute_time"] == pytest.approx(COMPUTE, rel=1e-6)
 
 
+@pytest.mark.parametrize("spare_core", ["no", "yes"])
+def test_two_ranks_and_two_threads_on_two_cores_serialize_the_receivers_computation(tmp_path: Path,
+                                                                                     spare_core: str) -> None:
+    # Real MPICH with its asynchronous thread, 2 ranks x 2 threads on 2 cores: the receiver's computation stays
+    # serialized with the transfer (r ~ 1). The sender polls in its wait and the receiver computes: both cores are
+    # held, so the receiver's thread waits for a 3 ms slice, longer than the 1 ms computation; the receiver then
+    # matches and copies (shared-memory rendezvous-get) in its own wait. Threads on spare cores overlap instead.
+    mib = 1048576
+    ranks = [f"0 init\n0 isend 1 0 {mib}\n0 wait 0 1 0\n0 finalize",
+             f"1 init\n1 irecv 0 0 {mib}\n1 compute 1e6\n1 wait 0 1 0\n1 finalize"]
+    results = replay(tmp_path, ranks, "thread", nodes=1, cores=2, ranks_per_node=2,
+                     settings=(*NO_POLLING, f"thread-spare-core:{spare_core}"))
+    s, arrival = OVERHEAD, OVERHEAD + 64 / 1e12
+    if spare_core == "no":
+        expected = OVERHEAD + 1e-3 + s + copy(mib) + s   # what `none` gives
+    else:
+        expected = arrival + s + copy(mib) + s             # done while the receiver computes
+    # SimGrid ends each activity within surf/precision (1e-9 s): a chain of a few of them, a few nanoseconds.
+    assert results["ranks"][1]["end_time"] == pytest.approx(expected, rel=1e-6, abs=1e-8)
+
+
 def test_matching_an_unexpected_request_to_send_in_irecv_costs_a_step(tmp_path: Path) -> None:
     # The thread finds the request-to-send first (no receive yet); the rank's irecv then matches it itself.
     ranks = ["0 init\n0 isend 1 0 16777216\n0 wait 0 1 0\n0 finalize",

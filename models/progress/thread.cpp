@@ -1,8 +1,9 @@
 /* thread: a progress thread per rank runs its protocol steps while the rank computes (MPICH's asynchronous
- * progress thread, Open MPI's progress threads). It shares the rank's cores unless the platform pins threads to
- * spare cores: idle polling takes a share of a core, and a thread woken while every core of its host computes gets
- * a core only at the next time slice of the OS scheduler (progsim/sched-quantum), or when a rank there stops
- * computing. Its steps cost CPU before they take effect. */
+ * progress thread, Open MPI's progress threads); inside its MPI calls the rank runs them too, whoever comes first.
+ * Threads share the ranks' cores unless the platform pins them to spare cores: idle polling takes a share of a
+ * core, and a thread woken while every core of its host is held by a rank (computing, or polling inside an MPI
+ * call, as MPI libraries do) gets one only at the next time slice of the OS scheduler (progsim/sched-quantum), or
+ * when a rank there sleeps or ends. Its steps cost CPU before they take effect. */
 #include "mpi/Endpoint.hpp"
 #include "mpi/World.hpp"
 #include "progress/ProgressAgent.hpp"
@@ -32,7 +33,7 @@ double next_tick(double period)
   return period > 0 ? std::ceil(now / period) * period : now;
 }
 
-/** Where threads wait for a core of a host: woken when one of its ranks stops computing. */
+/** Where threads wait for a core of a host: woken when one of its ranks leaves its core. */
 struct CoreQueue {
   sg4::MutexPtr mutex                 = sg4::Mutex::create();
   sg4::ConditionVariablePtr core_free = sg4::ConditionVariable::create();
@@ -46,14 +47,14 @@ public:
 
   void execute(mpi::Endpoint& endpoint, const mpi::StepWork& work) override
   {
-    get_a_core(endpoint);
     run_on_core(endpoint, work.cpu_seconds + endpoint.world().copy_seconds(work.copy_bytes));
     endpoint.add_step_seconds(work.cpu_seconds);
     endpoint.add_copy_seconds(endpoint.world().copy_seconds(work.copy_bytes));
   }
 
 protected:
-  /** Something is ready: the thread sees it at its next poll, and the poll itself costs CPU. */
+  /** Something is ready: the thread sees it at its next poll, once it has a core, and the poll costs CPU. Until
+   * then the step stays where the rank, if it enters an MPI call, can run it first. */
   void before_steps() override
   {
     double poll = next_tick(parameters_.thread_poll_interval);
@@ -65,19 +66,19 @@ protected:
   }
 
 private:
-  /** On a host whose cores all compute, the OS runs the woken thread when a time slice ends, or sooner if a rank
-   * of the host stops computing (it blocks in MPI, or finishes) and leaves its core. */
+  /** On a host whose cores are all held by ranks, the OS runs the woken thread when a time slice ends, or sooner
+   * if a rank of the host leaves its core (it sleeps, or finishes). */
   void get_a_core(mpi::Endpoint& endpoint) const
   {
     if (parameters_.thread_spare_core)
       return;
     sg4::Host* host   = endpoint.host();
     auto const& world = endpoint.world();
-    auto busy         = [&world, host]() { return world.computing_on(host) >= host->get_core_count(); };
+    auto busy         = [&world, host]() { return world.cores_held_on(host) >= host->get_core_count(); };
     if (not busy())
       return;
     double slice = next_tick(parameters_.sched_quantum);
-    XBT_VERB("rank %d's thread: every core of %s computes; waits for the slice at %g s", endpoint.rank(),
+    XBT_VERB("rank %d's thread: every core of %s is held by a rank; waits for the slice at %g s", endpoint.rank(),
               host->get_cname(), slice);
     std::unique_lock lock(*queue_.mutex);
     queue_.waiting++;
@@ -107,6 +108,7 @@ public:
   std::string_view name() const override { return "thread"; }
 
   mpi::StepRunner& runner(mpi::Endpoint& endpoint, mpi::Step, int) override { return *threads_[endpoint.rank()]; }
+  bool rank_also_runs(const mpi::StepRunner&) const override { return true; }
 
   /** Share of a core that idle polling keeps busy: one poll of poll_cost every poll_interval. */
   double polling_share() const
@@ -119,7 +121,7 @@ public:
   {
     world.on_rank_event.connect([this, &world](const mpi::RankEvent& event) {
       auto it = queues_.find(world.host_of(event.rank));
-      if (event.activity != mpi::Activity::Computing && it != queues_.end() && it->second->waiting > 0)
+      if (not mpi::holds_a_core(event.activity) && it != queues_.end() && it->second->waiting > 0)
         it->second->core_free->notify_all();
     });
     for (int rank = 0; rank < world.size(); rank++) {

@@ -118,6 +118,13 @@ void Endpoint::add_followed(Followed followed)
   StepRunner& runner = *followed.runner;
   followed_.push_back(std::move(followed));
   runner.ring(*this);
+  if (&runner != &own_runner_ && world_.progress().rank_also_runs(runner))
+    own_runner_.ring(*this);
+}
+
+bool Endpoint::handles(const StepRunner& runner, const StepRunner& assigned) const
+{
+  return &runner == &assigned || (&runner == &own_runner_ && world_.progress().rank_also_runs(assigned));
 }
 
 std::vector<Envelope> Endpoint::unreceived() const
@@ -266,20 +273,20 @@ void Endpoint::progress(StepRunner& runner)
 {
   // One look at the runner's followed transfers per step (test_any is a single call into SimGrid).
   std::vector<sg4::ActivityPtr> watched;
-  std::vector<size_t> index;
   while (true) {
     watched.clear();
-    index.clear();
-    for (size_t i = 0; i < followed_.size(); i++)
-      if (followed_[i].runner == &runner) {
-        watched.push_back(followed_[i].activity);
-        index.push_back(i);
-      }
+    add_activities(watched, runner);
     ssize_t ready = watched.empty() ? -1 : sg4::Activity::test_any(watched);
     if (ready < 0)
       break;
-    Followed done = std::move(followed_[index[ready]]);
-    followed_.erase(followed_.begin() + index[ready]);
+    // test_any yields: another runner of this endpoint may have taken that step, or others, meanwhile.
+    auto it = std::find_if(followed_.begin(), followed_.end(), [&watched, ready](const Followed& f) {
+      return f.activity == watched[ready];
+    });
+    if (it == followed_.end())
+      continue;
+    Followed done = std::move(*it);
+    followed_.erase(it);
     run_step(runner, done.step, done.work, done.on_done);
   }
 }
@@ -287,7 +294,7 @@ void Endpoint::progress(StepRunner& runner)
 void Endpoint::add_activities(std::vector<sg4::ActivityPtr>& into, const StepRunner& runner) const
 {
   for (auto const& followed : followed_)
-    if (followed.runner == &runner)
+    if (handles(runner, *followed.runner))
       into.push_back(followed.activity);
 }
 

@@ -57,10 +57,13 @@ public:
   RequestPtr post_send(int destination, int tag, int64_t bytes, Context context, bool blocking = false);
   RequestPtr post_receive(int source, int tag, int64_t bytes, Context context);
 
-  /** Runs every ready step whose runner is `runner`, in the calling actor. */
+  /** Runs every ready step `runner` handles, in the calling actor. */
   void progress(StepRunner& runner);
   /** Adds the activities whose end `runner` must handle to `into`. */
   void add_activities(std::vector<simgrid::s4u::ActivityPtr>& into, const StepRunner& runner) const;
+  /** Whether `runner` handles a step assigned to `assigned`: its own, and the rank also those the mechanism
+   * shares with it. */
+  bool handles(const StepRunner& runner, const StepRunner& assigned) const;
 
   /** Blocks the calling rank until `request` completes, running its own steps meanwhile. */
   void wait(const RequestPtr& request);

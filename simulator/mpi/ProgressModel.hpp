@@ -56,6 +56,9 @@ public:
   virtual void test_returned(bool /*done*/) {}
   /** The runner of `step` for `endpoint`, on a message exchanged with rank `peer`. */
   virtual mpi::StepRunner& runner(mpi::Endpoint& endpoint, mpi::Step step, int peer) = 0;
+  /** True when a rank inside its MPI calls also runs the ready steps of `runner` (a progress thread and the
+   * application thread both call the library's progress engine; whoever gets there first runs the step). */
+  virtual bool rank_also_runs(const mpi::StepRunner&) const { return false; }
   /** Starts agents and background loads, before any action runs. */
   virtual void start(mpi::World&) {}
   /** Every unfinished rank is blocked (true) or one goes on again (false): CPU taken by idle polling or reserved

@@ -15,6 +15,11 @@ namespace sg4 = simgrid::s4u;
 
 namespace progsim::mpi {
 
+bool holds_a_core(Activity activity)
+{
+  return activity == Activity::Computing || activity == Activity::InMpi || activity == Activity::Blocked;
+}
+
 std::string_view activity_name(Activity activity)
 {
   switch (activity) {
@@ -98,8 +103,8 @@ void World::set_activity(int rank, Activity activity, const trace::Action* actio
 {
   Activity before = records_[rank].activity;
   records_[rank].activity = activity;
-  if ((before == Activity::Computing) != (activity == Activity::Computing))
-    computing_[host_of(rank)] += activity == Activity::Computing ? 1 : -1;
+  if (holds_a_core(before) != holds_a_core(activity))
+    holding_[host_of(rank)] += holds_a_core(activity) ? 1 : -1;
   if ((before == Activity::Blocked) != (activity == Activity::Blocked)) {
     blocked_ += activity == Activity::Blocked ? 1 : -1;
     update_background();

@@ -22,6 +22,8 @@ namespace progsim::mpi {
 /** What a rank is doing, as timelines and deadlock reports see it. */
 enum class Activity : uint8_t { Starting, Computing, Sleeping, InMpi, Blocked, Finished };
 std::string_view activity_name(Activity activity);
+/** Whether a rank in this activity occupies a core (sleeping, starting and finished ranks do not). */
+bool holds_a_core(Activity activity);
 
 /** Per-rank accounting, filled while the rank runs. */
 struct RankRecord {
@@ -90,11 +92,12 @@ public:
     double bandwidth = progress_->costs().copy_bandwidth;
     return bytes > 0 && bandwidth > 0 ? static_cast<double>(bytes) / bandwidth : 0.0;
   }
-  /** How many ranks compute on `host` right now: a thread that wakes finds a free core only below its core count. */
-  int computing_on(const simgrid::s4u::Host* host) const
+  /** How many ranks hold a core of `host` right now: computing, or inside an MPI call, where MPI libraries poll
+   * rather than sleep. A thread that wakes there finds a free core only below the host's core count. */
+  int cores_held_on(const simgrid::s4u::Host* host) const
   {
-    auto it = computing_.find(host);
-    return it == computing_.end() ? 0 : it->second;
+    auto it = holding_.find(host);
+    return it == holding_.end() ? 0 : it->second;
   }
 
   /**
@@ -140,7 +143,7 @@ private:
   std::vector<RankRecord> records_;
   uint64_t request_counter_ = 0;
   std::unordered_set<const simgrid::s4u::Host*> uncontended_hosts_;
-  std::unordered_map<const simgrid::s4u::Host*, int> computing_;
+  std::unordered_map<const simgrid::s4u::Host*, int> holding_;
   int finished_             = 0;
   int blocked_              = 0;
   bool background_paused_   = false;
