@@ -125,9 +125,10 @@ def parse_smpi(output: str) -> Optional[float]:
     return float(match.group(1)) if match else None
 
 
-def engine_command(trace: Path, compiled: Compiled, mechanism: str) -> list[str]:
+def engine_command(trace: Path, compiled: Compiled, mechanism: str, settings: Sequence[str] = ()) -> list[str]:
     return [str(engine_binary()), str(compiled.platform_xml), str(compiled.hostfile), str(trace),
-            *compiled.engine_config, f"--cfg=progsim/progress:{mechanism}", "--log=root.thres:critical"]
+            *compiled.engine_config, *(f"--cfg=progsim/{s}" for s in settings), f"--cfg=progsim/progress:{mechanism}",
+            "--log=root.thres:critical"]
 
 
 def smpi_command(trace: Path, compiled: Compiled) -> list[str]:
@@ -198,7 +199,7 @@ def benchmark(ranks: int, args: argparse.Namespace, progress: Progress, root: Pa
     rows = []
     tools = [*args.progress, *([] if args.skip_smpi else [SMPI])]
     for tool in tools:
-        command = smpi_command(trace, compiled) if tool == SMPI else engine_command(trace, compiled, tool)
+        command = smpi_command(trace, compiled) if tool == SMPI else engine_command(trace, compiled, tool, args.set)
         parse = parse_smpi if tool == SMPI else parse_engine
         progress.start(f"{label} {tool}")
         measure = best_of(args.repeat, lambda: run_timed(command, workdir, args.timeout, parse))
@@ -279,6 +280,8 @@ def parse_arguments(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument("--progress", nargs="+", default=list(DEFAULT_MECHANISMS), choices=progress_mechanisms(),
                         metavar="MECHANISM",
                         help=f"progress mechanisms to run the engine with (default: {' '.join(DEFAULT_MECHANISMS)})")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME:VALUE",
+                        help="set an engine parameter for every engine run, e.g. --set copy-loads-bus:no")
     parser.add_argument("--skip-smpi", action="store_true", help="do not run stock smpirun (e.g. for huge N)")
     parser.add_argument("--repeat", type=int, default=1, metavar="K",
                         help="run each measurement K times and keep the fastest (default: 1)")

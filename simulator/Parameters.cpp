@@ -31,6 +31,7 @@ constexpr Spec k_recv_overhead{"progsim/overhead-recv", "s", "CPU seconds a rece
 constexpr Spec k_step_overhead{"progsim/overhead-step", "s", "CPU seconds of one protocol step (match, request/clear-to-send, finish, fragment)"};
 constexpr Spec k_call_overhead{"progsim/overhead-call", "s", "CPU seconds of one wait or test call, even when nothing is pending"};
 constexpr Spec k_copy_bandwidth{"progsim/copy-bandwidth", "B/s", "Bytes per second one core copies (eager buffers at both ends, shared-memory single copies)"};
+constexpr Spec k_copy_bus{"progsim/copy-loads-bus", "", "A copy's bytes also cross its NUMA domain's memory bus, twice (yes or no; no spares SimGrid two transfers per eager message)"};
 constexpr Spec k_buffered{"progsim/buffered-send-threshold", "B", "Blocking sends below this complete once copied, as in the MPI that captured the trace (SMPI: 65536); 0 for strict MPI semantics"};
 constexpr Spec k_progress_calls{"progsim/rank-progress", "", "Where a rank runs its own protocol steps: wait (wait and test calls only) or every-call"};
 constexpr Spec k_pipeline_depth{"progsim/pipeline-depth", "fragments", "Fragments of a pipelined rendezvous in flight at once"};
@@ -64,6 +65,7 @@ struct Flags {
   Flag<double> step_overhead{k_step_overhead.key, k_step_overhead.description, 2e-7};
   Flag<double> call_overhead{k_call_overhead.key, k_call_overhead.description, 1e-7};
   Flag<double> copy_bandwidth{k_copy_bandwidth.key, k_copy_bandwidth.description, 1e10};
+  Flag<bool> copy_bus{k_copy_bus.key, k_copy_bus.description, true};
   Flag<double> buffered{k_buffered.key, k_buffered.description, 65536.0};
   Flag<std::string> progress_calls{k_progress_calls.key, k_progress_calls.description, "wait"};
   Flag<int> pipeline_depth{k_pipeline_depth.key, k_pipeline_depth.description, 3};
@@ -117,6 +119,7 @@ Parameters Parameters::from_flags()
   p.step_overhead         = flags->step_overhead.get();
   p.call_overhead         = flags->call_overhead.get();
   p.copy_bandwidth        = flags->copy_bandwidth.get();
+  p.copy_loads_bus        = flags->copy_bus.get();
   p.buffered_send_threshold = static_cast<int64_t>(flags->buffered.get());
   p.rank_progress_every_call = flags->progress_calls.get() == "every-call";
   p.pipeline_depth        = flags->pipeline_depth.get();
@@ -176,6 +179,7 @@ std::vector<ParameterInfo> Parameters::describe()
       info(k_step_overhead, number(f.step_overhead.get())),
       info(k_call_overhead, number(f.call_overhead.get())),
       info(k_copy_bandwidth, number(f.copy_bandwidth.get())),
+      info(k_copy_bus, f.copy_bus.get() ? "yes" : "no"),
       info(k_buffered, number(f.buffered.get())),
       info(k_progress_calls, f.progress_calls.get()),
       info(k_pipeline_depth, std::to_string(f.pipeline_depth.get())),

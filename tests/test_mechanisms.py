@@ -241,6 +241,18 @@ def test_eager_messages_are_copied_at_both_ends(tmp_path: Path, progress: str, s
     assert receiver["end_time"] == pytest.approx(expected, rel=1e-6)
 
 
+@pytest.mark.parametrize("memory_bandwidth", [1e12, 2e8])
+def test_a_copy_also_crosses_the_memory_bus(tmp_path: Path, memory_bandwidth: float) -> None:
+    # The sender's eager copy of 32 KiB: CPU work at the core's copy bandwidth, and twice the bytes (read and
+    # write) through its NUMA domain's memory bus; it takes the longer of the two.
+    size = 32768
+    ranks = [f"0 init\n0 send 1 0 {size}\n0 finalize", f"1 init\n1 recv 0 0 {size}\n1 finalize"]
+    results = replay(tmp_path, ranks, "none", memory_bandwidth=memory_bandwidth)
+    expected = OVERHEAD + max(copy(size), 2 * size / memory_bandwidth)
+    assert results["ranks"][0]["end_time"] == pytest.approx(expected, rel=1e-6)
+    assert results["ranks"][0]["copy_cpu_time"] == pytest.approx(copy(size), rel=1e-6)
+
+
 def test_a_shared_memory_single_copy_keeps_the_receivers_core_busy(tmp_path: Path) -> None:
     # One core, two ranks: rank 0 computes while rank 1 pulls 16 MiB (rendezvous-get in shared memory): the copy
     # is rank 1's CPU work and shares the core with rank 0's computation, so it takes twice its time.

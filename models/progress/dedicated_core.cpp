@@ -28,12 +28,12 @@ public:
   void execute(mpi::Endpoint& endpoint, const mpi::StepWork& work) override
   {
     // On the reserved core, which nothing else uses: the step's own cost and its copies, at full core speed.
-    double copy = endpoint.world().copy_seconds(work.copy_bytes);
-    double cost = (work.cpu_seconds > 0 ? step_cost_ : 0) + copy;
-    if (cost > 0)
-      sg4::this_actor::sleep_for(cost);
-    endpoint.add_step_seconds(cost - copy);
-    endpoint.add_copy_seconds(copy);
+    double step = work.cpu_seconds > 0 ? step_cost_ : 0;
+    if (step > 0)
+      sg4::this_actor::sleep_for(step);
+    endpoint.world().copy(endpoint.host(), work.copy_bytes, false);
+    endpoint.add_step_seconds(step);
+    endpoint.add_copy_seconds(endpoint.world().copy_seconds(work.copy_bytes));
   }
 
 private:

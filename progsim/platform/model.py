@@ -176,6 +176,7 @@ class _Setting:
 
 _SETTINGS = (
     _Setting("node.copy_bandwidth", "copy-bandwidth", "positive"),
+    _Setting("node.copy_loads_bus", "copy-loads-bus", "bool"),
     _Setting("mpi.eager_threshold", "eager-threshold", "number"),
     _Setting("mpi.rendezvous", "rendezvous", "rendezvous"),
     _Setting("mpi.fragment_size", "fragment-size", "positive"),
@@ -275,7 +276,8 @@ def load_platform(path: str | Path) -> Platform:
                     {"description", "nics", "progress", "sources"})
 
     node_data = r.section(top["node"], "node", {"sockets", "numa_per_socket", "cores_per_numa", "core_speed",
-                                                 "memory"}, {"inter_socket", "copy_bandwidth"})
+                                                 "memory"}, {"inter_socket", "copy_bandwidth",
+                                                             "copy_loads_bus"})
     node = NodeSpec(
         r.integer(node_data, "sockets", "node"), r.integer(node_data, "numa_per_socket", "node"),
         r.integer(node_data, "cores_per_numa", "node"), r.positive(node_data, "core_speed", "node"),

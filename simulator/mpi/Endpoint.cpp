@@ -66,10 +66,10 @@ std::vector<RequestPtr> Endpoint::pending_requests() const
 
 void Endpoint::spend(double cpu_seconds, int64_t copy_bytes)
 {
-  double copy = world_.copy_seconds(copy_bytes);
-  if (cpu_seconds + copy > 0)
-    world_.spend_cpu(host_, cpu_seconds + copy);
-  copy_seconds_ += copy;
+  if (cpu_seconds > 0)
+    world_.spend_cpu(host_, cpu_seconds);
+  world_.copy(host_, copy_bytes, true);
+  copy_seconds_ += world_.copy_seconds(copy_bytes);
 }
 
 namespace {

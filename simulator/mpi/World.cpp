@@ -2,6 +2,7 @@
 #include "mpi/Rank.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <xbt/log.h>
 
@@ -67,9 +68,29 @@ void World::start()
   std::map<const sg4::Host*, int> users;
   for (int rank = 0; rank < size(); rank++)
     users[host_of(rank)]++;
-  for (auto const& [host, ranks] : users)
+  for (auto const& [host, ranks] : users) {
     if (ranks + progress_->extra_cpu_users(*this, host) <= host->get_core_count())
       uncontended_hosts_.insert(host);
+    // A compiled platform's NUMA domain routes to itself through its memory bus (platforms/README.md).
+    if (host->get_property("progsim:numa") != nullptr)
+      memory_buses_.insert(host);
+  }
+}
+
+void World::copy(sg4::Host* host, int64_t bytes, bool shared_core)
+{
+  double seconds = copy_seconds(bytes);
+  if (seconds <= 0)
+    return;
+  sg4::CommPtr bus;
+  if (parameters_.copy_loads_bus && memory_buses_.count(host) != 0)
+    bus = sg4::Comm::sendto_async(host, host, 2 * bytes);
+  if (shared_core)
+    spend_cpu(host, seconds);
+  else
+    sg4::this_actor::sleep_for(seconds);
+  if (bus)
+    bus->wait();
 }
 
 void World::spend_cpu(sg4::Host* host, double seconds)

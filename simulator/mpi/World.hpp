@@ -106,6 +106,12 @@ public:
    * so the same time is taken without asking SimGrid's CPU solver.
    */
   void spend_cpu(simgrid::s4u::Host* host, double seconds);
+  /**
+   * A copy of `bytes` by the calling actor on `host`: CPU work of copy_seconds(bytes), on a core shared with the
+   * ranks (`shared_core`) or on one of its own, while the data crosses the host's memory bus twice (read and
+   * write), sharing it with every other transfer of that NUMA domain. It takes the longer of the two.
+   */
+  void copy(simgrid::s4u::Host* host, int64_t bytes, bool shared_core);
   /** Creates one actor per rank. */
   void start();
   /** Called by each rank when its trace is done; the last one stops the mechanism's background loads. */
@@ -143,6 +149,7 @@ private:
   std::vector<RankRecord> records_;
   uint64_t request_counter_ = 0;
   std::unordered_set<const simgrid::s4u::Host*> uncontended_hosts_;
+  std::unordered_set<const simgrid::s4u::Host*> memory_buses_; // hosts whose platform routes copies through a bus
   std::unordered_map<const simgrid::s4u::Host*, int> holding_;
   int finished_             = 0;
   int blocked_              = 0;
