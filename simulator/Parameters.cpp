@@ -34,6 +34,7 @@ constexpr Spec k_copy_bandwidth{"progsim/copy-bandwidth", "B/s", "Bytes per seco
 constexpr Spec k_copy_bus{"progsim/copy-loads-bus", "", "A copy's bytes also cross its NUMA domain's memory bus, twice (yes or no; no spares SimGrid two transfers per eager message)"};
 constexpr Spec k_buffered{"progsim/buffered-send-threshold", "B", "Blocking sends below this complete once copied, as in the MPI that captured the trace (SMPI: 65536); 0 for strict MPI semantics"};
 constexpr Spec k_progress_calls{"progsim/rank-progress", "", "Where a rank runs its own protocol steps: wait (wait and test calls only) or every-call"};
+constexpr Spec k_poll_in_wait{"progsim/poll-in-wait", "", "A rank waiting in MPI polls and keeps using its core, as Open MPI and MPICH do by default (yes or no): on a host with more ranks and threads than cores it takes CPU from the others"};
 constexpr Spec k_pipeline_depth{"progsim/pipeline-depth", "fragments", "Fragments of a pipelined rendezvous in flight at once"};
 constexpr Spec k_control_bytes{"progsim/control-bytes", "B", "Bytes of a control message (RTS, CTS, FIN)"};
 constexpr Spec k_envelope_bytes{"progsim/envelope-bytes", "B", "Bytes of header added to every message (SMPI adds 16)"};
@@ -68,6 +69,7 @@ struct Flags {
   Flag<bool> copy_bus{k_copy_bus.key, k_copy_bus.description, true};
   Flag<double> buffered{k_buffered.key, k_buffered.description, 65536.0};
   Flag<std::string> progress_calls{k_progress_calls.key, k_progress_calls.description, "wait"};
+  Flag<bool> poll_in_wait{k_poll_in_wait.key, k_poll_in_wait.description, true};
   Flag<int> pipeline_depth{k_pipeline_depth.key, k_pipeline_depth.description, 3};
   Flag<double> control_bytes{k_control_bytes.key, k_control_bytes.description, 64.0};
   Flag<double> envelope_bytes{k_envelope_bytes.key, k_envelope_bytes.description, 16.0};
@@ -122,6 +124,7 @@ Parameters Parameters::from_flags()
   p.copy_loads_bus        = flags->copy_bus.get();
   p.buffered_send_threshold = static_cast<int64_t>(flags->buffered.get());
   p.rank_progress_every_call = flags->progress_calls.get() == "every-call";
+  p.poll_in_wait          = flags->poll_in_wait.get();
   p.pipeline_depth        = flags->pipeline_depth.get();
   p.control_bytes         = static_cast<int64_t>(flags->control_bytes.get());
   p.envelope_bytes        = static_cast<int64_t>(flags->envelope_bytes.get());
@@ -182,6 +185,7 @@ std::vector<ParameterInfo> Parameters::describe()
       info(k_copy_bus, f.copy_bus.get() ? "yes" : "no"),
       info(k_buffered, number(f.buffered.get())),
       info(k_progress_calls, f.progress_calls.get()),
+      info(k_poll_in_wait, f.poll_in_wait.get() ? "yes" : "no"),
       info(k_pipeline_depth, std::to_string(f.pipeline_depth.get())),
       info(k_control_bytes, number(f.control_bytes.get())),
       info(k_envelope_bytes, number(f.envelope_bytes.get())),

@@ -29,6 +29,7 @@ struct Parameters {
   bool copy_loads_bus   = true;               // a copy's bytes also cross its NUMA domain's memory bus
   int64_t buffered_send_threshold = 65536;    // blocking sends below this complete once copied (0: strict MPI)
   bool rank_progress_every_call = false;      // the rank runs its own steps in every MPI call, not only wait/test
+  bool poll_in_wait     = true;               // a rank waiting in MPI polls (keeps its core busy)
   int pipeline_depth    = 3;                  // fragments of a pipelined rendezvous in flight at once
   int64_t control_bytes = 0;                  // size of a control message (RTS, CTS, FIN)
   int64_t envelope_bytes = 16;                // header added to every message, as SMPI does

@@ -52,6 +52,17 @@ def test_dedicated_cores_are_reserved_per_node_or_per_numa_domain(tmp_path: Path
     assert [r["compute_time"] for r in results["ranks"]] == [pytest.approx(s * COMPUTE, rel=1e-6) for s in slowdowns]
 
 
+@pytest.mark.parametrize("poll", ["yes", "no"])
+def test_a_rank_polling_in_its_wait_keeps_its_core_busy(tmp_path: Path, poll: str) -> None:
+    # Two ranks on one core: rank 0 waits for rank 1, which computes first. A polling wait (Open MPI's and MPICH's
+    # default) is a runnable task that gets half of the core; a rank that sleeps in its wait leaves it all.
+    ranks = ["0 init\n0 recv 1 0 8\n0 finalize", f"1 init\n1 compute {W}\n1 send 0 0 8\n1 finalize"]
+    results = replay(tmp_path, ranks, "none", nodes=1, cores=1, ranks_per_node=2, settings=(f"poll-in-wait:{poll}",))
+    # Both post at once on the one core, so rank 1 computes at half speed while rank 0 posts its receive.
+    expected = 2 * COMPUTE if poll == "yes" else COMPUTE + OVERHEAD
+    assert results["ranks"][1]["compute_time"] == pytest.approx(expected, rel=1e-6)
+
+
 def test_reserving_every_core_of_a_host_is_bad_input(tmp_path: Path) -> None:
     done = replay(tmp_path, TWO_COMPUTING_RANKS, "dedicated-core", settings=("dedicated-cores:2",), expect=2,
                   nodes=1, cores=2, ranks_per_node=2)
@@ -72,6 +83,19 @@ def test_each_reserved_core_runs_its_own_agent(tmp_path: Path, reserved: int) ->
     # One core serves both ranks in turn (its step and the copy out of the eager buffer); two serve one each.
     expected_gap = step_cost + copy(1024) if reserved == 1 else 0.0
     assert second - first == pytest.approx(expected_gap, rel=1e-6, abs=1e-12)
+
+
+@pytest.mark.parametrize("progress,cores", [("thread", 2), ("dedicated-core", 3), ("none", 1)])
+def test_a_deadlock_after_many_waits_is_still_seen_at_once(tmp_path: Path, progress: str, cores: int) -> None:
+    # Every rank waits, then runs again, ten times (background loads and polling stop and start each time), then
+    # rank 0 waits for a message nobody sends: the deadlock is reported at the time it happens, not when some
+    # endless load would end.
+    exchanges = "\n".join(f"{{r}} sendRecv 8 {{p}} 8 {{p}}" for _ in range(10))
+    ranks = [f"0 init\n{exchanges.format(r=0, p=1)}\n0 compute 1e6\n0 recv 1 9 8\n0 finalize",
+             f"1 init\n{exchanges.format(r=1, p=0)}\n1 compute 1e6\n1 finalize"]
+    done = replay(tmp_path, ranks, progress, nodes=1, cores=cores, ranks_per_node=2, expect=3)
+    when = float(done["stderr"].split("Deadlock at simulated time ")[1].split(" s")[0])
+    assert when < 0.01
 
 
 # ---------------------------------------------------------------- progress threads

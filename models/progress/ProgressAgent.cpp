@@ -13,20 +13,28 @@ namespace {
 constexpr double kAheadOfRanks = 1e6;
 } // namespace
 
-void ProgressAgent::operator()()
+void ProgressAgent::keep_load()
 {
-  if (reserved_bound_ > 0) { // CPU this agent takes from the ranks for the whole run
+  // The agent starts and cancels its load itself: SimGrid 3.32 cannot suspend an execution it resumed once.
+  bool wanted = reserved_bound_ > 0 && not load_paused_ && not stopping_;
+  if (wanted && not load_) {
     load_ = sg4::this_actor::exec_init(1e300);
     load_->set_bound(reserved_bound_);
     if (reserved_ahead_)
       load_->set_priority(kAheadOfRanks);
     load_->start();
-    if (load_paused_)
-      load_->suspend();
+  } else if (not wanted && load_) {
+    load_->cancel();
+    load_ = nullptr;
   }
+}
+
+void ProgressAgent::operator()()
+{
   std::vector<sg4::ActivityPtr> watched;
   std::vector<mpi::Endpoint*> owner; // of each watched activity
   while (not stopping_) {
+    keep_load(); // CPU this agent takes from the ranks while some rank runs
     // The bell is spent only when it rang: otherwise the same one keeps waiting.
     bool woken_by_bell   = not doorbell_.arm() || stopping_;
     mpi::Endpoint* ready = nullptr;
@@ -52,20 +60,13 @@ void ProgressAgent::operator()()
     ready->progress(*this);
   }
   doorbell_.cancel();
-  if (load_)
-    load_->cancel();
-  load_ = nullptr;
+  keep_load();
 }
 
 void ProgressAgent::pause_load(bool paused)
 {
   load_paused_ = paused;
-  if (not load_)
-    return;
-  if (paused && not load_->is_suspended())
-    load_->suspend();
-  else if (not paused && load_->is_suspended())
-    load_->resume();
+  doorbell_.ring(); // the agent looks again, and starts or cancels its load
 }
 
 void ProgressAgent::stop()

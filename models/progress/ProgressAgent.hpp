@@ -35,7 +35,7 @@ public:
   }
   /** Asks the agent to end once every rank is done (it is not a daemon: it ends cleanly). */
   void stop();
-  /** Suspends or resumes the CPU load the agent keeps (see reserve()). */
+  /** Stops or restarts the CPU load the agent keeps (see reserve()). */
   void pause_load(bool paused);
 
 protected:
@@ -43,6 +43,9 @@ protected:
   virtual void before_steps() {}
 
 private:
+  /** Starts or cancels the load as it should be now. */
+  void keep_load();
+
   std::vector<mpi::Endpoint*> endpoints_;
   mpi::Doorbell doorbell_;
   simgrid::s4u::ExecPtr load_;

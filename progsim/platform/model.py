@@ -183,6 +183,7 @@ _SETTINGS = (
     _Setting("mpi.pipeline_depth", "pipeline-depth", "integer"),
     _Setting("mpi.buffered_send_threshold", "buffered-send-threshold", "number"),
     _Setting("mpi.rank_progress", "rank-progress", "choice:wait|every-call"),
+    _Setting("mpi.poll_in_wait", "poll-in-wait", "bool"),
     _Setting("mpi.overheads.send", "overhead-send", "number"),
     _Setting("mpi.overheads.recv", "overhead-recv", "number"),
     _Setting("mpi.overheads.step", "overhead-step", "number"),

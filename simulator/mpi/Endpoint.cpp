@@ -298,6 +298,11 @@ void Endpoint::add_activities(std::vector<sg4::ActivityPtr>& into, const StepRun
       into.push_back(followed.activity);
 }
 
+void Endpoint::finish()
+{
+  world_.set_polling(*this, false);
+}
+
 void Endpoint::notify_rank()
 {
   if (rank_waiting_)
@@ -316,7 +321,19 @@ void Endpoint::wait(const RequestPtr& request)
       rank_waiting_ = true;
       watched.assign(1, doorbell_.activity());
       add_activities(watched, own_runner_);
-      if (sg4::Activity::wait_any(watched) == 0)
+      // A polling rank keeps its core busy (a load the rank starts and cancels itself: SimGrid 3.32 cannot suspend
+      // an execution it resumed once). Starting it yields: a ring meanwhile ends the wait at once.
+      sg4::ExecPtr poll_load;
+      if (world_.set_polling(*this, true)) {
+        poll_load = sg4::this_actor::exec_init(1e300);
+        poll_load->set_bound(host_->get_speed());
+        poll_load->start();
+      }
+      auto ready = sg4::Activity::wait_any(watched);
+      if (poll_load)
+        poll_load->cancel();
+      world_.set_polling(*this, false);
+      if (ready == 0)
         doorbell_.spent();
       rank_waiting_ = false;
     }

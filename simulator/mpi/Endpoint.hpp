@@ -88,6 +88,8 @@ public:
   void spend(double cpu_seconds, int64_t copy_bytes = 0);
   /** Wakes the rank if it is blocked in wait(). */
   void notify_rank();
+  /** The rank is done. */
+  void finish();
   /** Requests posted and not complete, oldest first: for deadlock reports. */
   std::vector<RequestPtr> pending_requests() const;
   const MatchQueues& queues() const { return queues_; }

@@ -27,11 +27,12 @@ struct CallCosts {
   double call_overhead  = 0; // CPU s of a wait or test call
   double copy_bandwidth = 0; // B/s a core copies; 0: copies are free
   int64_t buffered_send_threshold = 0; // blocking sends below this complete once copied
+  bool poll_in_wait = false;           // a rank waiting in MPI polls: it keeps using its core
   /** The costs the parameters give. */
   static CallCosts of(const Parameters& p)
   {
     return {p.send_overhead, p.recv_overhead, p.step_overhead, p.call_overhead, p.copy_bandwidth,
-            p.buffered_send_threshold};
+            p.buffered_send_threshold, p.poll_in_wait};
   }
 };
 

@@ -101,8 +101,21 @@ void World::spend_cpu(sg4::Host* host, double seconds)
     sg4::this_actor::execute(seconds * host->get_speed());
 }
 
-void World::rank_finished(int)
+bool World::set_polling(Endpoint& endpoint, bool polling)
 {
+  if (not polling) {
+    polling_.erase(endpoint.rank());
+    return false;
+  }
+  if (not progress_->costs().poll_in_wait || uncontended_hosts_.count(endpoint.host()) != 0)
+    return false; // a core of its own, or a mechanism whose waits cost nothing: the polling changes nothing
+  polling_.emplace(endpoint.rank(), &endpoint);
+  return not background_paused_;
+}
+
+void World::rank_finished(int rank)
+{
+  endpoints_[rank]->finish();
   if (++finished_ == size()) {
     progress_->stop(*this);
     return;
@@ -117,6 +130,8 @@ void World::update_background()
   if (all_waiting != background_paused_) {
     background_paused_ = all_waiting;
     progress_->pause_background(all_waiting);
+    for (auto const& [_, endpoint] : polling_) // polling ranks drop or take up their load
+      endpoint->notify_rank();
   }
 }
 

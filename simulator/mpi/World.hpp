@@ -11,6 +11,7 @@
 #include <simgrid/s4u/Host.hpp>
 #include <xbt/signal.hpp>
 
+#include <map>
 #include <memory>
 #include <unordered_map>
 #include <unordered_set>
@@ -112,6 +113,13 @@ public:
    * write), sharing it with every other transfer of that NUMA domain. It takes the longer of the two.
    */
   void copy(simgrid::s4u::Host* host, int64_t bytes, bool shared_core);
+  /**
+   * A rank starts (true) or stops polling in its wait. Returns whether its polling must be a CPU load: where it
+   * may share its host's cores with other ranks or threads, under a mechanism whose waits poll, and unless every
+   * rank waits (then nothing they do changes anything, and SimGrid must see a deadlock if there is one). Polling
+   * ranks are rung when that changes, and look again.
+   */
+  bool set_polling(Endpoint& endpoint, bool polling);
   /** Creates one actor per rank. */
   void start();
   /** Called by each rank when its trace is done; the last one stops the mechanism's background loads. */
@@ -150,6 +158,7 @@ private:
   uint64_t request_counter_ = 0;
   std::unordered_set<const simgrid::s4u::Host*> uncontended_hosts_;
   std::unordered_set<const simgrid::s4u::Host*> memory_buses_; // hosts whose platform routes copies through a bus
+  std::map<int, Endpoint*> polling_;                            // ranks polling in a wait, by rank
   std::unordered_map<const simgrid::s4u::Host*, int> holding_;
   int finished_             = 0;
   int blocked_              = 0;
