@@ -11,12 +11,15 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
 
-from progsim.engine import progress_mechanisms, replay
+from progsim import __version__
+from progsim.engine import inspect_trace, progress_mechanisms, replay
 from progsim.errors import InputError
+from progsim.outputs import check_outputs
 from progsim.platform import Compiled, compile_platform, load_compiled, load_platform
 
 EXIT_BAD_INPUT = 2
@@ -30,15 +33,17 @@ MECHANISMS_HELP = """progress mechanisms (who moves a rendezvous or a collective
 
 
 def trace_ranks(trace: Path) -> int:
-    """How many ranks a trace has: one per list entry, or the ranks found in a shared trace."""
-    if not trace.is_file():
-        raise InputError(f"{trace}: no such trace file")
-    lines = [line.split() for line in trace.read_text().splitlines() if line.strip() and not line.startswith("#")]
-    if lines and len(lines[0]) >= 2:  # a trace itself: lines are "<rank> <action> ..."
-        return 1 + max(int(words[0]) for words in lines if words[0].isdigit())
-    if len(lines) == 1:  # SMPI: a list of one file names a trace shared by all ranks
-        return trace_ranks(Path(lines[0][0]))
-    return len(lines)
+    """How many ranks a trace has, as the engine reads it (a list of per-rank files, or a shared file)."""
+    return inspect_trace(trace).ranks
+
+
+def cache_root() -> Path:
+    """Where compiled platforms are kept: $PROGSIM_CACHE, else the user's cache folder ($XDG_CACHE_HOME or
+    ~/.cache) under progsim/. `progsim cache clear` empties it."""
+    if os.environ.get("PROGSIM_CACHE"):
+        return Path(os.environ["PROGSIM_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "progsim"
 
 
 def compiled_cache(platform: Path, ranks: int) -> Path:
@@ -50,8 +55,7 @@ def compiled_cache(platform: Path, ranks: int) -> Path:
     for module in (compiler, model, topology):  # a changed compiler must not reuse an old compilation
         hashed += Path(str(module.__file__)).read_bytes()
     digest = hashlib.sha256(hashed).hexdigest()[:16]
-    base = Path(os.environ.get("PROGSIM_CACHE", Path(tempfile.gettempdir()) / "progsim-cache"))
-    return base / f"{platform.stem}-{ranks}-{digest}"
+    return cache_root() / f"{platform.stem}-{ranks}-{digest}"
 
 
 def prepare_platform(platform: Path, ranks: int) -> Compiled:
@@ -65,14 +69,31 @@ def prepare_platform(platform: Path, ranks: int) -> Compiled:
     return compile_platform(load_platform(platform), compiled_cache(platform, ranks), ranks)
 
 
+def check_settings(settings: list[str]) -> None:
+    for setting in settings:
+        name, colon, value = setting.partition(":")
+        if not colon or not name or not value:
+            raise InputError(f"--set {setting}: expected NAME:VALUE, e.g. --set eager-threshold:4096")
+
+
+def platform_inputs(platform: Path) -> list[Path]:
+    """The files a platform argument reads: a YAML file, or a compiled folder's files."""
+    if platform.is_dir():
+        return [platform / name for name in ("platform.xml", "hostfile", "engine.cfg") if (platform / name).is_file()]
+    return [platform]
+
+
 def command_replay(args: argparse.Namespace) -> int:
     trace = Path(args.trace)
-    ranks = trace_ranks(trace)
+    check_settings(args.set)
+    files = inspect_trace(trace)
+    platform = Path(args.platform)
+    check_outputs({"--out": args.out, "--timeline": args.timeline},
+                  [trace, *files.files, *platform_inputs(platform)])
+    ranks = files.ranks
     with tempfile.TemporaryDirectory(prefix="progsim-") as scratch:
-        compiled = prepare_platform(Path(args.platform), ranks)
+        compiled = prepare_platform(platform, ranks)
         out = Path(args.out) if args.out else Path(scratch) / "results.json"
-        if args.out and out.exists():
-            out.unlink()  # never leave an old result that looks like this run's
         settings = list(args.set)
         if not Path(args.platform).is_dir():
             settings.append(f"platform-source:{args.platform}")
@@ -84,8 +105,13 @@ def command_replay(args: argparse.Namespace) -> int:
 
 
 def command_compile(args: argparse.Namespace) -> int:
+    output = Path(args.output)
+    if output.exists() and not output.is_dir():
+        raise InputError(f"{output}: -o names a file; it must be a folder (created if missing)")
+    if args.ranks is not None and args.ranks < 1:
+        raise InputError(f"--ranks {args.ranks}: expected a positive number of ranks")
     platform = load_platform(Path(args.platform))
-    compiled = compile_platform(platform, Path(args.output), args.ranks)
+    compiled = compile_platform(platform, output, args.ranks)
     print(f"{platform.name}: {platform.nodes} nodes x {platform.node.cores} cores, {compiled.ranks} ranks placed "
           f"'{platform.placement.policy}' -> {compiled.platform_xml}, {compiled.hostfile}")
     return 0
@@ -116,10 +142,22 @@ def command_parameters(args: argparse.Namespace) -> int:
     return 0
 
 
+def command_cache(args: argparse.Namespace) -> int:
+    root = cache_root()
+    if args.cache_command == "clear":
+        if root.is_dir():
+            shutil.rmtree(root)
+        print(f"cleared {root}")
+    else:
+        print(root)
+    return 0
+
+
 def get_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="progsim", description="Replay SMPI time-independent traces with explicit MPI progression.",
         epilog=MECHANISMS_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"progsim {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     rp = commands.add_parser(
@@ -150,6 +188,12 @@ def get_parser() -> argparse.ArgumentParser:
                              description="Lists the engine's model parameters (set them in a platform YAML or with "
                                          "replay --set NAME:VALUE); docs/parameters.md gives each default's source.")
     pm.set_defaults(run=command_parameters)
+
+    cache = commands.add_parser("cache", help="show or clear the folder where compiled platforms are kept",
+                                description="Compiled platforms are kept under $PROGSIM_CACHE, else the user's "
+                                            "cache folder ($XDG_CACHE_HOME or ~/.cache)/progsim.")
+    cache.add_argument("cache_command", choices=("path", "clear"), help="print the folder, or remove it")
+    cache.set_defaults(run=command_cache)
 
     platform = commands.add_parser("platform", help="check or compile platform descriptions")
     pc = platform.add_subparsers(dest="platform_command", required=True)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from progsim.errors import InputError
 from progsim.platform import Compiled
 
 DEFAULT_MECHANISMS = ("none", "thread", "dedicated-core", "offload", "ideal")
@@ -51,6 +52,25 @@ def engine_parameters() -> list[EngineParameter]:
     return [EngineParameter(*line.split("\t", 3)) for line in done.stdout.splitlines() if line]
 
 
+@dataclass(frozen=True)
+class TraceFiles:
+    ranks: int
+    files: tuple[Path, ...]  # one per rank (the same shared file for every rank of a shared trace)
+
+
+def inspect_trace(trace: Path) -> TraceFiles:
+    """The ranks and files of a trace, read by the engine itself (progsim-engine --inspect-trace), so that the
+    command line and a run never disagree on how a list is resolved; InputError with the engine's message."""
+    done = subprocess.run([str(engine_binary()), "--inspect-trace", str(trace)], capture_output=True)
+    text = done.stdout.decode("utf-8", errors="replace")
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", errors="replace").strip().splitlines()
+        raise InputError(message[-1].removeprefix("progsim: error: ") if message else f"{trace}: unreadable trace")
+    ranks = int(text.split()[1])
+    files = tuple(Path(line[5:]) for line in text.splitlines() if line.startswith("file "))
+    return TraceFiles(ranks, files)
+
+
 @dataclass
 class EngineRun:
     returncode: int
@@ -75,7 +95,7 @@ def replay(trace: Path, compiled: Compiled, progress: str, out: Path | None = No
         arguments += ["--log=root.thres:critical", f"--log={log}"]
     else:
         arguments.append(f"--log=root.thres:{log or 'critical'}")
-    done = subprocess.run(arguments, capture_output=True, text=True)
+    done = subprocess.run(arguments, capture_output=True, text=True, errors="replace")
     results = json.loads(out.read_text()) if out is not None and done.returncode == 0 and out.is_file() else None
     return EngineRun(done.returncode, done.stdout, done.stderr, results)
 

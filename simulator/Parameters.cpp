@@ -2,7 +2,11 @@
 
 #include <xbt/config.hpp>
 
+#include <cctype>
+#include <cmath>
 #include <iomanip>
+#include <initializer_list>
+#include <stdexcept>
 #include <memory>
 #include <sstream>
 
@@ -106,59 +110,79 @@ void declare_parameters()
     flags = std::make_unique<Flags>();
 }
 
+namespace {
+/** A duration, rate or count from a flag: a finite number, not negative (positive if `positive`). */
+double checked(const Spec& spec, double value, bool positive = false)
+{
+  if (not std::isfinite(value) || value < 0 || (positive && value == 0))
+    throw std::invalid_argument(std::string(spec.key) + ": expected a finite " +
+                                (positive ? "positive" : "non-negative") + " number, got " + number(value));
+  return value;
+}
+
+/** A byte count from a flag: a whole number of bytes that fits the engine's 64-bit sizes. */
+int64_t bytes(const Spec& spec, double value, bool positive = false)
+{
+  checked(spec, value, positive);
+  if (value > 1e18 || value != std::floor(value))
+    throw std::invalid_argument(std::string(spec.key) + ": expected a whole number of bytes up to 1e18, got " +
+                                number(value));
+  return static_cast<int64_t>(value);
+}
+
+std::string choice(const Spec& spec, const std::string& value, std::initializer_list<const char*> allowed)
+{
+  std::string known;
+  for (const char* name : allowed) {
+    if (value == name)
+      return value;
+    known += (known.empty() ? "" : ", ") + std::string(name);
+  }
+  throw std::invalid_argument(std::string(spec.key) + ": expected one of " + known + ", got '" + value + "'");
+}
+} // namespace
+
 Parameters Parameters::from_flags()
 {
+  auto const& f = *flags;
   Parameters p;
-  p.progress               = flags->progress.get();
-  p.network.eager_threshold = static_cast<int64_t>(flags->eager_threshold.get());
-  p.network.rendezvous     = mpi::parse_rendezvous(flags->rendezvous.get());
-  p.network.fragment_size  = static_cast<int64_t>(flags->fragment.get());
-  p.shared_memory.eager_threshold = static_cast<int64_t>(flags->shm_eager.get());
-  p.shared_memory.rendezvous      = mpi::parse_rendezvous(flags->shm_rendezvous.get());
-  p.shared_memory.fragment_size   = static_cast<int64_t>(flags->shm_fragment.get());
-  p.send_overhead         = flags->send_overhead.get();
-  p.recv_overhead         = flags->recv_overhead.get();
-  p.step_overhead         = flags->step_overhead.get();
-  p.call_overhead         = flags->call_overhead.get();
-  p.copy_bandwidth        = flags->copy_bandwidth.get();
-  p.copy_loads_bus        = flags->copy_bus.get();
-  p.buffered_send_threshold = static_cast<int64_t>(flags->buffered.get());
-  p.rank_progress_every_call = flags->progress_calls.get() == "every-call";
-  p.poll_in_wait          = flags->poll_in_wait.get();
-  p.pipeline_depth        = flags->pipeline_depth.get();
-  p.control_bytes         = static_cast<int64_t>(flags->control_bytes.get());
-  p.envelope_bytes        = static_cast<int64_t>(flags->envelope_bytes.get());
-  p.detached_threshold    = static_cast<int64_t>(flags->detached.get());
-  p.smpi_test_sleep       = flags->smpi_test.get();
-  p.thread_poll_interval  = flags->poll_interval.get();
-  p.thread_poll_cost      = flags->poll_cost.get();
-  p.sched_quantum         = flags->quantum.get();
-  p.thread_spare_core     = flags->spare_core.get();
-  p.dedicated_per         = flags->dedicated_per.get();
-  p.dedicated_cores       = flags->dedicated_cores.get();
-  p.dedicated_step_cost   = flags->dedicated_step.get();
-  p.offload_step_latency  = flags->offload_latency.get();
-  p.offload_intra_node    = flags->offload_intra.get();
-  p.out                   = flags->out.get();
-  p.timeline              = flags->timeline.get();
-  p.platform_source       = flags->platform_source.get();
-  if (p.network.fragment_size <= 0 || p.shared_memory.fragment_size <= 0)
-    throw std::invalid_argument("fragment sizes must be positive");
-  if (p.dedicated_per != "node" && p.dedicated_per != "numa")
-    throw std::invalid_argument("progsim/dedicated-per must be 'node' or 'numa', not '" + p.dedicated_per + "'");
+  p.progress                      = f.progress.get();
+  p.network.eager_threshold       = bytes(k_eager_threshold, f.eager_threshold.get());
+  p.network.rendezvous            = mpi::parse_rendezvous(choice(k_rendezvous, f.rendezvous.get(), {"get", "put", "pipelined"}));
+  p.network.fragment_size         = bytes(k_fragment, f.fragment.get(), true);
+  p.shared_memory.eager_threshold = bytes(k_shm_eager, f.shm_eager.get());
+  p.shared_memory.rendezvous      = mpi::parse_rendezvous(choice(k_shm_rendezvous, f.shm_rendezvous.get(), {"get", "put", "pipelined"}));
+  p.shared_memory.fragment_size   = bytes(k_shm_fragment, f.shm_fragment.get(), true);
+  p.send_overhead                 = checked(k_send_overhead, f.send_overhead.get());
+  p.recv_overhead                 = checked(k_recv_overhead, f.recv_overhead.get());
+  p.step_overhead                 = checked(k_step_overhead, f.step_overhead.get());
+  p.call_overhead                 = checked(k_call_overhead, f.call_overhead.get());
+  p.copy_bandwidth                = checked(k_copy_bandwidth, f.copy_bandwidth.get(), true);
+  p.copy_loads_bus                = f.copy_bus.get();
+  p.buffered_send_threshold       = bytes(k_buffered, f.buffered.get());
+  p.rank_progress_every_call = choice(k_progress_calls, f.progress_calls.get(), {"wait", "every-call"}) == "every-call";
+  p.poll_in_wait                  = f.poll_in_wait.get();
+  p.pipeline_depth                = f.pipeline_depth.get();
+  p.control_bytes                 = bytes(k_control_bytes, f.control_bytes.get());
+  p.envelope_bytes                = bytes(k_envelope_bytes, f.envelope_bytes.get());
+  p.detached_threshold            = bytes(k_detached, f.detached.get());
+  p.smpi_test_sleep               = checked(k_smpi_test, f.smpi_test.get());
+  p.thread_poll_interval          = checked(k_poll_interval, f.poll_interval.get());
+  p.thread_poll_cost              = checked(k_poll_cost, f.poll_cost.get());
+  p.sched_quantum                 = checked(k_quantum, f.quantum.get());
+  p.thread_spare_core             = f.spare_core.get();
+  p.dedicated_per                 = choice(k_dedicated_per, f.dedicated_per.get(), {"node", "numa"});
+  p.dedicated_cores               = f.dedicated_cores.get();
+  p.dedicated_step_cost           = checked(k_dedicated_step, f.dedicated_step.get());
+  p.offload_step_latency          = checked(k_offload_latency, f.offload_latency.get());
+  p.offload_intra_node            = f.offload_intra.get();
+  p.out                           = f.out.get();
+  p.timeline                      = f.timeline.get();
+  p.platform_source               = f.platform_source.get();
   if (p.dedicated_cores < 1)
-    throw std::invalid_argument("progsim/dedicated-cores must be at least 1");
-  if (flags->progress_calls.get() != "wait" && flags->progress_calls.get() != "every-call")
-    throw std::invalid_argument("progsim/rank-progress must be 'wait' or 'every-call', not '" +
-                                flags->progress_calls.get() + "'");
-  if (not(p.copy_bandwidth > 0))
-    throw std::invalid_argument("progsim/copy-bandwidth must be positive");
+    throw std::invalid_argument(std::string(k_dedicated_cores.key) + ": expected at least 1 core");
   if (p.pipeline_depth < 1)
-    throw std::invalid_argument("progsim/pipeline-depth must be at least 1");
-  if (not(p.sched_quantum >= 0) || not(p.call_overhead >= 0) || p.buffered_send_threshold < 0)
-    throw std::invalid_argument("progsim/sched-quantum, overhead-call and buffered-send-threshold must not be negative");
-  if (p.thread_poll_interval < 0 || p.thread_poll_cost < 0)
-    throw std::invalid_argument("thread poll interval and cost must not be negative");
+    throw std::invalid_argument(std::string(k_pipeline_depth.key) + ": expected at least 1 fragment");
   return p;
 }
 
@@ -167,7 +191,12 @@ std::vector<ParameterInfo> Parameters::describe()
   auto const& f = *flags;
   auto info = [](const Spec& spec, std::string value) {
     std::string name = spec.key;
-    return ParameterInfo{name.substr(name.find('/') + 1), std::move(value), spec.unit, spec.description};
+    // The kind follows from the value: a number, a yes/no switch, or a word.
+    auto kind = value == "yes" || value == "no" ? ParameterInfo::Kind::Switch
+                : std::isdigit(static_cast<unsigned char>(value.empty() ? 'x' : value[0]))
+                    ? ParameterInfo::Kind::Number
+                    : ParameterInfo::Kind::Word;
+    return ParameterInfo{name.substr(name.find('/') + 1), std::move(value), spec.unit, spec.description, kind};
   };
   return {
       info(k_progress, f.progress.get()),

@@ -3,6 +3,7 @@
 
 #include "mpi/Transport.hpp"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -10,10 +11,12 @@ namespace progsim {
 
 /** One parameter as reported in the results' metadata. */
 struct ParameterInfo {
+  enum class Kind : uint8_t { Number, Switch, Word };
   std::string name;
   std::string value;
   std::string unit;
   std::string description;
+  Kind kind = Kind::Word;
 };
 
 /** A snapshot of the flags, read once the command line is parsed. */

@@ -10,6 +10,7 @@
 #include "collectives/SmpiDefault.hpp"
 #include "protocol/Protocols.hpp"
 #include "mpi/World.hpp"
+#include "output/Provenance.hpp"
 #include "output/ResultWriter.hpp"
 #include "output/TimelineWriter.hpp"
 #include "mpi/ProgressModel.hpp"
@@ -44,6 +45,42 @@ void remove_stale(const std::string& path)
   if (not path.empty())
     std::filesystem::remove(path);
 }
+
+/** Every --cfg is NAME:VALUE (SimGrid aborts on one without a value). */
+void check_options(int argc, char** argv)
+{
+  for (int i = 1; i < argc; i++) {
+    std::string arg = argv[i];
+    if (arg.rfind("--cfg=", 0) == 0 && arg.find(':') == std::string::npos)
+      throw std::invalid_argument("bad option '" + arg + "': expected --cfg=NAME:VALUE");
+  }
+}
+
+/** Output files are checked before anything is written or removed: each one's folder exists, it is not a folder,
+ * and it is none of the inputs (nor the other output). */
+void check_outputs(const std::vector<std::pair<std::string, std::string>>& outputs,
+                   const std::vector<std::pair<std::string, std::string>>& inputs)
+{
+  namespace fs = std::filesystem;
+  auto same = [](const std::string& a, const std::string& b) {
+    std::error_code error;
+    return fs::weakly_canonical(a, error) == fs::weakly_canonical(b, error);
+  };
+  for (auto const& [flag, path] : outputs) {
+    if (path.empty())
+      continue;
+    fs::path folder = fs::path(path).parent_path();
+    if (not folder.empty() && not fs::is_directory(folder))
+      throw progsim::InputError(path + ": the folder of " + flag + " does not exist");
+    if (fs::is_directory(path))
+      throw progsim::InputError(path + ": " + flag + " names a folder, not a file");
+    for (auto const& [role, input] : inputs)
+      if (same(path, input))
+        throw progsim::InputError(path + ": " + flag + " names the " + role + ", an input of this run");
+  }
+  if (not outputs[0].second.empty() && same(outputs[0].second, outputs[1].second))
+    throw progsim::InputError(outputs[0].second + ": the results and the timeline would be the same file");
+}
 } // namespace
 
 int main(int argc, char** argv)
@@ -54,11 +91,32 @@ int main(int argc, char** argv)
     return 0;
   }
   progsim::declare_parameters();
+  try {
+    check_options(argc, argv);
+  } catch (const std::exception& error) {
+    std::cerr << "progsim: error: " << error.what() << "\n";
+    return kBadInput;
+  }
+  if (argc == 3 && std::string(argv[1]) == "--inspect-trace") { // ranks and files, as a run would read them
+    try {
+      auto traces = progsim::trace::read_traces(argv[2]);
+      std::cout << "ranks " << traces.rank_count() << "\n";
+      for (auto const& rank : traces.ranks)
+        std::cout << "file " << rank.file << "\n";
+    } catch (const std::exception& error) {
+      std::cerr << "progsim: error: " << error.what() << "\n";
+      return kBadInput;
+    }
+    return 0;
+  }
   if (argc == 2 && std::string(argv[1]) == "--list-parameters") { // name, default, unit, meaning: tab-separated
     for (auto const& p : progsim::Parameters::describe())
       std::cout << p.name << "\t" << p.value << "\t" << p.unit << "\t" << p.description << "\n";
     return 0;
   }
+  // The command line as given, for the results (SimGrid removes the options it reads from argv).
+  const int argc_before_engine = argc;
+  std::vector<char*> argv_copy(argv, argv + argc);
   std::unique_ptr<sg4::Engine> engine_owner;
   try { // a bad --cfg (unknown key, value of the wrong kind) is bad input, not a crash
     engine_owner = std::make_unique<sg4::Engine>(&argc, argv);
@@ -83,14 +141,22 @@ int main(int argc, char** argv)
   progsim::Parameters parameters;
   std::unique_ptr<progsim::models::progress::ProgressModel> progress;
   progsim::trace::TraceSet traces;
+  progsim::output::Provenance provenance;
   try {
     parameters = progsim::Parameters::from_flags();
-    remove_stale(parameters.out);
-    remove_stale(parameters.timeline);
-    progress = progsim::models::progress::make_progress_model(parameters);
-    traces   = progsim::trace::read_traces(trace);
+    progress   = progsim::models::progress::make_progress_model(parameters);
+    traces     = progsim::trace::read_traces(trace);
     if (not std::filesystem::is_regular_file(platform))
       throw progsim::InputError(platform + ": no such platform file");
+    std::vector<std::pair<std::string, std::string>> inputs = {
+        {"platform", platform}, {"hostfile", hostfile}, {"trace", trace}};
+    for (auto const& rank : traces.ranks)
+      if (rank.file != trace && (inputs.back().second != rank.file))
+        inputs.emplace_back("rank trace", rank.file);
+    check_outputs({{"progsim/out", parameters.out}, {"progsim/timeline", parameters.timeline}}, inputs);
+    remove_stale(parameters.out);
+    remove_stale(parameters.timeline);
+    provenance = progsim::output::make_provenance(argc_before_engine, argv_copy.data(), inputs);
   } catch (const std::exception& error) {
     std::cerr << "progsim: error: " << error.what() << "\n";
     return kBadInput;
@@ -142,7 +208,7 @@ int main(int argc, char** argv)
   if (timeline)
     timeline->finish();
   if (not parameters.out.empty())
-    progsim::output::write_results(parameters.out, world, {platform, hostfile, trace});
+    progsim::output::write_results(parameters.out, world, {platform, hostfile, trace}, provenance);
   std::cout << progsim::output::summary(world);
   return 0;
 }

@@ -68,7 +68,7 @@ def test_results_hold_per_rank_figures_and_parameters(tmp_path: Path, bora_with_
         assert r["wait_time"] <= r["mpi_time"] + 1e-12
         assert r["bytes_sent"] > 0
     names = {p["name"]: p for p in results["parameters"]}
-    assert names["eager-threshold"]["value"] == "64000" and names["eager-threshold"]["unit"] == "B"
+    assert names["eager-threshold"]["value"] == 64000 and names["eager-threshold"]["unit"] == "B"
     assert names["rendezvous"]["value"] == "put"  # bora's Omni-Path with PSM2: sender-driven rendezvous
     assert results["simgrid"]["network/model"] == "SMPI"
     assert results["platform_source"] == str(bora_with_room)
@@ -88,3 +88,41 @@ def test_the_timeline_records_every_state_change_in_time_order(tmp_path: Path, b
     assert all("line" in e for e in states if e["state"] == "computing")
     steps = [e for e in events if "step" in e]
     assert steps and {e["by"] for e in steps} == {"rank"}  # under `none` the ranks run every step themselves
+
+
+def test_results_name_the_build_the_command_and_every_input_with_its_checksum(tmp_path: Path,
+                                                                              bora_with_room: Path) -> None:
+    import hashlib
+    import subprocess
+
+    out = tmp_path / "r.json"
+    done = run_cli("replay", TRACE, "--platform", str(bora_with_room), "--progress", "thread", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    results = json.loads(out.read_text())
+    commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True,
+                            cwd=REPOSITORY).stdout.strip()
+    assert results["progsim"]["commit"] == commit  # `make setup` configures the build at the checked-out commit
+    assert results["progsim"]["version"] == "0.1.0"
+    assert "--cfg=progsim/progress:thread" in results["command"]
+    roles = [entry["role"] for entry in results["inputs"]]
+    assert roles[:3] == ["platform", "hostfile", "trace"] and roles.count("rank trace") == 64
+    for entry in results["inputs"]:
+        assert entry["sha1"] == hashlib.sha1(Path(entry["path"]).read_bytes()).hexdigest()
+    kinds = {p["name"]: type(p["value"]) for p in results["parameters"]}
+    assert kinds["overhead-send"] is float and kinds["poll-in-wait"] is bool and kinds["progress"] is str
+
+
+@pytest.mark.parametrize("target", ["list", "rank", "platform"])
+def test_an_output_naming_an_input_is_refused_before_anything_is_written(tmp_path: Path, target: str) -> None:
+    from conftest import write_ranks
+
+    trace = write_ranks(tmp_path, ["0 init\n0 send 1 0 8\n0 finalize", "1 init\n1 recv 0 0 8\n1 finalize"])
+    platform = tmp_path / "laptop.yaml"
+    platform.write_bytes((REPOSITORY / "platforms" / "laptop-2core.yaml").read_bytes())
+    victim = {"list": trace, "rank": tmp_path / "rank-1.txt", "platform": platform}[target]
+    before = victim.read_bytes()
+    flag = "--timeline" if target == "rank" else "--out"
+    done = run_cli("replay", str(trace), "--platform", str(platform), "--progress", "none", flag, str(victim))
+    assert done.returncode == 2, done.stderr
+    assert victim.name in done.stderr and "input" in done.stderr
+    assert victim.read_bytes() == before

@@ -92,8 +92,14 @@ _UNITS = {"": 1.0, "k": 1e3, "m": 1e-3, "u": 1e-6, "µ": 1e-6, "n": 1e-9, "M": 1
 _QUANTITY = re.compile(r"^\s*([0-9.eE+-]+)\s*(Ki|Mi|Gi|Ti|k|M|G|T|m|u|µ|n|)\s*(B|Bps|B/s|s|f|flops|)\s*$")
 
 
-def parse_quantity(value: Any) -> float:
-    """A plain number, or a number with an SI or binary prefix and an optional unit: '12.5GBps', '1us', '64KiB'."""
+# The unit words each kind of quantity accepts (a plain number is always accepted, in SI base units).
+UNITS_OF = {"B": ("B",), "Bps": ("Bps", "B/s"), "s": ("s",), "f": ("f", "flops")}
+_EXAMPLES = {"B": "64KiB", "Bps": "12.5GBps", "s": "1us", "f": "2.3Gf"}
+
+
+def parse_quantity(value: Any, unit: str | None = None) -> float:
+    """A plain number, or a number with an SI or binary prefix and a unit: '12.5GBps', '1us', '64KiB'. With `unit`
+    (B, Bps, s or f), a unit word of another kind is refused: a bandwidth of '10us' is a mistake, not 1e-5 B/s."""
     if isinstance(value, bool):
         raise ValueError("a boolean is not a number")
     if isinstance(value, (int, float)):
@@ -101,6 +107,11 @@ def parse_quantity(value: Any) -> float:
     if isinstance(value, str):
         match = _QUANTITY.match(value)
         if match:
+            word = match.group(3)
+            if unit is not None and word and word not in UNITS_OF[unit]:
+                raise ValueError(f"'{value}' is not in {unit} (e.g. {_EXAMPLES[unit]}, or a plain number)")
+            if unit is not None and not word and match.group(2) in ("m", "u", "µ", "n") and unit != "s":
+                raise ValueError(f"'{value}' has a sub-unit prefix without a unit: write it in {unit}")
             return float(match.group(1)) * _UNITS[match.group(2)]
     raise ValueError(f"'{value}' is not a number (plain, or with a unit such as 12.5GBps, 1us, 64KiB, 2.3Gf)")
 
@@ -126,18 +137,18 @@ class _Reader:
         return data
 
     def number(self, data: dict[str, Any], key: str, path: str, check: Callable[[float], bool] = lambda v: v >= 0,
-               expected: str = "a non-negative number") -> float:
+               expected: str = "a non-negative number", unit: str | None = None) -> float:
         where = f"{path}.{key}" if path else key
         try:
-            value = parse_quantity(data[key])
+            value = parse_quantity(data[key], unit)
         except ValueError as error:
             raise self.source.error(where, str(error)) from None
         if not math.isfinite(value) or not check(value):
             raise self.source.error(where, f"expected {expected}, got {data[key]!r}")
         return value
 
-    def positive(self, data: dict[str, Any], key: str, path: str) -> float:
-        return self.number(data, key, path, lambda v: v > 0, "a positive number")
+    def positive(self, data: dict[str, Any], key: str, path: str, unit: str | None = None) -> float:
+        return self.number(data, key, path, lambda v: v > 0, "a positive number", unit)
 
     def integer(self, data: dict[str, Any], key: str, path: str, minimum: int = 1) -> int:
         where = f"{path}.{key}" if path else key
@@ -155,7 +166,8 @@ class _Reader:
 
     def link(self, data: Any, path: str) -> LinkSpec:
         section = self.section(data, path, {"bandwidth", "latency"})
-        return LinkSpec(self.positive(section, "bandwidth", path), self.number(section, "latency", path))
+        return LinkSpec(self.positive(section, "bandwidth", path, "Bps"),
+                        self.number(section, "latency", path, unit="s"))
 
     def int_list(self, data: Any, path: str, length: int | None = None) -> list[int]:
         if not isinstance(data, list) or not data or any(isinstance(v, bool) or not isinstance(v, int) or v < 1
@@ -171,34 +183,34 @@ class _Setting:
     """A YAML key that sets one engine parameter; the engine holds every default (progsim-engine --help)."""
     path: str  # dotted YAML path
     flag: str  # progsim-engine flag, without its progsim/ prefix
-    kind: str  # number, positive, integer, rendezvous, choice:a|b, bool
+    kind: str  # number[:unit], positive[:unit], integer, rendezvous, choice:a|b, bool (units: B, Bps, s, f)
 
 
 _SETTINGS = (
-    _Setting("node.copy_bandwidth", "copy-bandwidth", "positive"),
+    _Setting("node.copy_bandwidth", "copy-bandwidth", "positive:Bps"),
     _Setting("node.copy_loads_bus", "copy-loads-bus", "bool"),
-    _Setting("mpi.eager_threshold", "eager-threshold", "number"),
+    _Setting("mpi.eager_threshold", "eager-threshold", "number:B"),
     _Setting("mpi.rendezvous", "rendezvous", "rendezvous"),
-    _Setting("mpi.fragment_size", "fragment-size", "positive"),
+    _Setting("mpi.fragment_size", "fragment-size", "positive:B"),
     _Setting("mpi.pipeline_depth", "pipeline-depth", "integer"),
-    _Setting("mpi.buffered_send_threshold", "buffered-send-threshold", "number"),
+    _Setting("mpi.buffered_send_threshold", "buffered-send-threshold", "number:B"),
     _Setting("mpi.rank_progress", "rank-progress", "choice:wait|every-call"),
     _Setting("mpi.poll_in_wait", "poll-in-wait", "bool"),
-    _Setting("mpi.overheads.send", "overhead-send", "number"),
-    _Setting("mpi.overheads.recv", "overhead-recv", "number"),
-    _Setting("mpi.overheads.step", "overhead-step", "number"),
-    _Setting("mpi.overheads.call", "overhead-call", "number"),
-    _Setting("mpi.shared_memory.eager_threshold", "shm-eager-threshold", "number"),
+    _Setting("mpi.overheads.send", "overhead-send", "number:s"),
+    _Setting("mpi.overheads.recv", "overhead-recv", "number:s"),
+    _Setting("mpi.overheads.step", "overhead-step", "number:s"),
+    _Setting("mpi.overheads.call", "overhead-call", "number:s"),
+    _Setting("mpi.shared_memory.eager_threshold", "shm-eager-threshold", "number:B"),
     _Setting("mpi.shared_memory.rendezvous", "shm-rendezvous", "rendezvous"),
-    _Setting("mpi.shared_memory.fragment_size", "shm-fragment-size", "positive"),
-    _Setting("progress.thread.poll_interval", "thread-poll-interval", "number"),
-    _Setting("progress.thread.poll_cost", "thread-poll-cost", "number"),
-    _Setting("progress.thread.sched_quantum", "sched-quantum", "number"),
+    _Setting("mpi.shared_memory.fragment_size", "shm-fragment-size", "positive:B"),
+    _Setting("progress.thread.poll_interval", "thread-poll-interval", "number:s"),
+    _Setting("progress.thread.poll_cost", "thread-poll-cost", "number:s"),
+    _Setting("progress.thread.sched_quantum", "sched-quantum", "number:s"),
     _Setting("progress.thread.spare_core", "thread-spare-core", "bool"),
     _Setting("progress.dedicated_core.per", "dedicated-per", "choice:node|numa"),
     _Setting("progress.dedicated_core.cores", "dedicated-cores", "integer"),
-    _Setting("progress.dedicated_core.step_cost", "dedicated-step-cost", "number"),
-    _Setting("progress.offload.step_latency", "offload-step-latency", "number"),
+    _Setting("progress.dedicated_core.step_cost", "dedicated-step-cost", "number:s"),
+    _Setting("progress.offload.step_latency", "offload-step-latency", "number:s"),
     _Setting("progress.offload.intra_node", "offload-intra-node", "bool"),
 )
 _REQUIRED_SETTINGS = {"mpi.eager_threshold", "mpi.rendezvous"}
@@ -238,12 +250,18 @@ def _engine_settings(r: _Reader, top: dict[str, Any]) -> tuple[tuple[str, str], 
         data = section(parent)
         if data is None or key not in data:
             continue
-        kind = setting.kind
+        kind, _, unit = setting.kind.partition(":")
         value: str
         if kind == "number":
-            value = repr(r.number(data, key, parent))
+            number = r.number(data, key, parent, unit=unit)
+            if unit == "B" and (number > 1e18 or number != int(number)):
+                raise r.source.error(setting.path, f"expected a whole number of bytes up to 1e18, got {data[key]!r}")
+            value = repr(number)
         elif kind == "positive":
-            value = repr(r.positive(data, key, parent))
+            number = r.positive(data, key, parent, unit)
+            if unit == "B" and (number > 1e18 or number != int(number)):
+                raise r.source.error(setting.path, f"expected a whole number of bytes up to 1e18, got {data[key]!r}")
+            value = repr(number)
         elif kind == "integer":
             value = str(r.integer(data, key, parent))
         elif kind == "rendezvous":
@@ -253,7 +271,7 @@ def _engine_settings(r: _Reader, top: dict[str, Any]) -> tuple[tuple[str, str], 
                 raise r.source.error(setting.path, f"expected true or false, got {data[key]!r}")
             value = "yes" if data[key] else "no"
         else:
-            value = r.choice(data, key, parent, tuple(kind.split(":", 1)[1].split("|")))
+            value = r.choice(data, key, parent, tuple(unit.split("|")))
         settings.append((setting.flag, value))
     return tuple(settings)
 
@@ -281,7 +299,7 @@ def load_platform(path: str | Path) -> Platform:
                                                              "copy_loads_bus"})
     node = NodeSpec(
         r.integer(node_data, "sockets", "node"), r.integer(node_data, "numa_per_socket", "node"),
-        r.integer(node_data, "cores_per_numa", "node"), r.positive(node_data, "core_speed", "node"),
+        r.integer(node_data, "cores_per_numa", "node"), r.positive(node_data, "core_speed", "node", "f"),
         r.link(node_data["memory"], "node.memory"),
         r.link(node_data["inter_socket"], "node.inter_socket") if "inter_socket" in node_data else None)
     if node.numa_domains > 1 and node.inter_socket is None:
@@ -301,7 +319,8 @@ def load_platform(path: str | Path) -> Platform:
         offload = section.get("offload", []) or []
         if not isinstance(offload, list) or any(item not in OFFLOADS for item in offload):
             raise source.error(f"{where}.offload", f"expected a list drawn from {', '.join(OFFLOADS)}, got {offload!r}")
-        nics.append(NicSpec(numa, r.positive(section, "bandwidth", where), r.number(section, "latency", where),
+        nics.append(NicSpec(numa, r.positive(section, "bandwidth", where, "Bps"),
+                            r.number(section, "latency", where, unit="s"),
                             tuple(offload)))
 
     nodes = r.integer(top, "nodes", "")

@@ -30,32 +30,77 @@ class Located:
         return InputError(f"{self.where(key_path)}: {key_path}: {message}")
 
 
-def _to_python(node: yaml.Node, path: str, lines: dict[str, int]) -> Any:
-    lines[path] = node.start_mark.line + 1
-    if isinstance(node, yaml.MappingNode):
-        result: dict[str, Any] = {}
-        for key_node, value_node in node.value:
-            key = str(yaml.safe_load(yaml.serialize(key_node)))
-            child = f"{path}.{key}" if path else key
-            if key in result:
-                raise InputError(f"{lines.get(path, '?')}: duplicate key '{child}'")
-            result[key] = _to_python(value_node, child, lines)
-        return result
-    if isinstance(node, yaml.SequenceNode):
-        return [_to_python(item, f"{path}[{i}]", lines) for i, item in enumerate(node.value)]
-    return yaml.safe_load(yaml.serialize(node))
+MAX_NODES = 100_000  # values in one document, aliases expanded: far above any platform, far below a YAML bomb
+MAX_DEPTH = 64
+
+
+class _Walk:
+    """Turns composed YAML nodes into Python values, recording lines, refusing cycles and runaway expansion."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.lines: dict[str, int] = {}
+        self.nodes = 0
+        self.open: set[int] = set()  # nodes being expanded: meeting one again is a recursive alias
+
+    def error(self, node: yaml.Node, message: str) -> InputError:
+        return InputError(f"{self.path}:{node.start_mark.line + 1}: {message}")
+
+    def value(self, node: yaml.Node, path: str, depth: int = 0) -> Any:
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise self.error(node, f"more than {MAX_NODES} values once aliases are expanded (a YAML bomb?)")
+        if depth > MAX_DEPTH or id(node) in self.open:
+            raise self.error(node, f"{path or '(top)'}: an alias refers to itself, or nesting deeper than "
+                                   f"{MAX_DEPTH} levels")
+        self.lines.setdefault(path, node.start_mark.line + 1)
+        if isinstance(node, yaml.MappingNode):
+            self.open.add(id(node))
+            result: dict[str, Any] = {}
+            for key_node, value_node in node.value:
+                if not isinstance(key_node, yaml.ScalarNode):
+                    raise self.error(key_node, f"{path or '(top)'}: a key must be a plain word")
+                key = str(yaml.safe_load(yaml.serialize(key_node)))
+                child = f"{path}.{key}" if path else key
+                if key in result:
+                    raise self.error(key_node, f"duplicate key '{child}'")
+                result[key] = self.value(value_node, child, depth + 1)
+            self.open.discard(id(node))
+            return result
+        if isinstance(node, yaml.SequenceNode):
+            self.open.add(id(node))
+            items = [self.value(item, f"{path}[{i}]", depth + 1) for i, item in enumerate(node.value)]
+            self.open.discard(id(node))
+            return items
+        try:
+            return yaml.safe_load(yaml.serialize(node))
+        except yaml.YAMLError as error:
+            raise self.error(node, f"{path or '(top)'}: not a valid value: {getattr(error, 'problem', error)}") \
+                from None
+
+
+def read_text(path: Path, what: str = "file") -> str:
+    """A text input as UTF-8; InputError naming the file (and the first bad byte) otherwise."""
+    if not path.is_file():
+        raise InputError(f"{path}: no such {what}")
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        raise InputError(f"{path}:{line}: not a UTF-8 text {what} (byte {error.start})") from None
 
 
 def load_located(path: Path) -> Located:
-    if not path.is_file():
-        raise InputError(f"{path}: no such file")
-    text = path.read_text()
+    text = read_text(path)
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = f":{mark.line + 1}" if mark else ""
         raise InputError(f"{path}{line}: not valid YAML: {getattr(error, 'problem', error)}") from None
-    lines: dict[str, int] = {}
-    data = _to_python(node, "", lines) if node is not None else None
-    return Located(path, data, lines)
+    except RecursionError:
+        raise InputError(f"{path}: not valid YAML: nesting too deep") from None
+    walk = _Walk(path)
+    data = walk.value(node, "") if node is not None else None
+    return Located(path, data, walk.lines)

@@ -57,12 +57,26 @@ double simulated_time(const mpi::World& world)
   return end;
 }
 
-void write_results(const std::string& path, const mpi::World& world, const RunDescription& run)
+void write_results(const std::string& path, const mpi::World& world, const RunDescription& run,
+                   const Provenance& provenance)
 {
   std::ostringstream out;
   auto const& progress = world.progress();
   out << "{\n";
-  out << "  \"format\": \"progsim-results/1\",\n";
+  out << "  \"format\": \"progsim-results/2\",\n";
+  out << "  \"progsim\": {\"version\": " << quoted(provenance.version) << ", \"commit\": " << quoted(provenance.commit)
+      << "},\n";
+  out << "  \"command\": [";
+  for (size_t i = 0; i < provenance.command.size(); i++)
+    out << (i ? ", " : "") << quoted(provenance.command[i]);
+  out << "],\n";
+  out << "  \"inputs\": [\n";
+  for (size_t i = 0; i < provenance.inputs.size(); i++) {
+    auto const& input = provenance.inputs[i];
+    out << "    {\"role\": " << quoted(input.role) << ", \"path\": " << quoted(input.path) << ", \"sha1\": "
+        << quoted(input.sha1) << "}" << (i + 1 < provenance.inputs.size() ? "," : "") << "\n";
+  }
+  out << "  ],\n";
   out << "  \"trace\": " << quoted(run.trace) << ",\n";
   out << "  \"platform\": " << quoted(run.platform) << ",\n";
   if (not world.parameters().platform_source.empty())
@@ -88,7 +102,10 @@ void write_results(const std::string& path, const mpi::World& world, const RunDe
   auto parameters = Parameters::describe();
   for (size_t i = 0; i < parameters.size(); i++) {
     auto const& p = parameters[i];
-    out << "    {\"name\": " << quoted(p.name) << ", \"value\": " << quoted(p.value) << ", \"unit\": "
+    std::string value = p.kind == ParameterInfo::Kind::Number   ? p.value
+                        : p.kind == ParameterInfo::Kind::Switch ? (p.value == "yes" ? "true" : "false")
+                                                                : quoted(p.value);
+    out << "    {\"name\": " << quoted(p.name) << ", \"value\": " << value << ", \"unit\": "
         << quoted(p.unit) << ", \"description\": " << quoted(p.description) << "}"
         << (i + 1 < parameters.size() ? "," : "") << "\n";
   }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "mpi/World.hpp"
+#include "output/Provenance.hpp"
 
 #include <string>
 
@@ -14,7 +15,8 @@ struct RunDescription {
 };
 
 /** Writes to `path` through a temporary file, so that a reader never sees half a result. */
-void write_results(const std::string& path, const mpi::World& world, const RunDescription& run);
+void write_results(const std::string& path, const mpi::World& world, const RunDescription& run,
+                   const Provenance& provenance);
 /** The simulated time: when the last rank finished. */
 double simulated_time(const mpi::World& world);
 /** A short human-readable summary. */

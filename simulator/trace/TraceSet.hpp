@@ -35,8 +35,8 @@ public:
  * Reads a trace in SMPI's time-independent format, as SimGrid 3.32's replay reads it:
  * either one file holding the lines of every rank (each line starts with its rank),
  * or a list file naming one trace file per rank, rank 0 first.
- * A list entry is opened relative to the current folder (as SMPI does) and, failing that,
- * relative to the folder of the list file.
+ * A list entry is opened relative to the current folder (as SMPI does) and, failing that, relative to the folder
+ * of the list file, then to each folder above it.
  */
 TraceSet read_traces(const std::string& path);
 

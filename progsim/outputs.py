@@ -1,0 +1,27 @@
+"""Output paths, checked before anything runs: an output never replaces an input, and its folder exists."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from progsim.errors import InputError
+
+
+def check_outputs(outputs: dict[str, str | None], inputs: Iterable[Path]) -> None:
+    """`outputs` maps an option (--out) to the path it names, or None; raises InputError naming the option."""
+    resolved = {path.resolve() for path in inputs}
+    seen: dict[Path, str] = {}
+    for option, name in outputs.items():
+        if not name:
+            continue
+        path = Path(name)
+        if path.is_dir():
+            raise InputError(f"{path}: {option} names a folder, not a file")
+        if not path.parent.is_dir():
+            raise InputError(f"{path}: the folder of {option} does not exist")
+        if path.resolve() in resolved:
+            raise InputError(f"{path}: {option} names an input of this run; it would be overwritten")
+        if path.resolve() in seen:
+            raise InputError(f"{path}: {option} and {seen[path.resolve()]} name the same file")
+        seen[path.resolve()] = option
