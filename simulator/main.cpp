@@ -181,6 +181,10 @@ int main(int argc, char** argv)
     std::cerr << world.deadlock_report() << std::flush;
     remove_stale(parameters.timeline.empty() ? "" : parameters.timeline + ".partial");
   };
+  world.on_invalid_mpi = [&parameters]() { // reported by the world; leave as bad input, writing nothing
+    remove_stale(parameters.timeline.empty() ? "" : parameters.timeline + ".partial");
+    std::_Exit(kBadInput);
+  };
   // Report while every actor is still in place, then leave: SimGrid would kill the actors one by one.
   sg4::Engine::on_deadlock_cb([&report_deadlock]() {
     report_deadlock();

@@ -188,3 +188,29 @@ def test_a_receive_left_pending_at_the_end_is_a_deadlock(tmp_path: Path) -> None
     assert done.returncode == 3
     assert "rank 1 (n1.d0) is blocked waiting for the requests its trace left pending" in done.stderr
     assert "pending receive from rank 0, tag 9, 100 B: posted" in done.stderr
+
+
+INVALID_MPI = {
+    "truncation": (["0 init\n0 send 1 0 2048\n0 finalize", "1 init\n1 recv 0 0 1024\n1 finalize"],
+                   "rank-1.txt:2", "does not fit the receive of 1024 B"),
+    "collective sizes": (["0 init\n0 allreduce 1024 0\n0 finalize", "1 init\n1 allreduce 2048 0\n1 finalize"],
+                         "rank-0.txt:2", "sizes differ across ranks"),
+    "wait without request": (["0 init\n0 wait 0 1 7\n0 finalize", "1 init\n1 finalize"],
+                             "rank-0.txt:2", "no isend or irecv"),
+}
+
+
+@pytest.mark.parametrize("progress", ["ideal", "none", "thread", "dedicated-core", "offload"])
+@pytest.mark.parametrize("case", sorted(INVALID_MPI))
+def test_invalid_mpi_is_reported_with_the_rank_and_line(tmp_path: Path, case: str, progress: str) -> None:
+    from conftest import write_ranks
+
+    ranks, where, what = INVALID_MPI[case]
+    trace = write_ranks(tmp_path, ranks)
+    out = tmp_path / "r.json"
+    done = run_cli("replay", str(trace), "--platform", str(REPOSITORY / "platforms" / "lima.yaml"), "--progress",
+                   progress, "--out", str(out))
+    assert done.returncode == 2, done.stderr
+    first = next(line for line in done.stderr.splitlines() if line.startswith("progsim: error:"))
+    assert where in first and what in first and "rank " in first
+    assert not out.exists()

@@ -255,6 +255,14 @@ void Endpoint::handle_envelope(const Envelope& envelope)
 
 void Endpoint::on_matched(const RequestPtr& receive, const Envelope& envelope)
 {
+  // MPI_ERR_TRUNCATE, as SMPI reports it: a receive (posted with a size) must hold the whole message.
+  if (receive->bytes >= 0 && envelope.bytes > receive->bytes)
+    world_.invalid_mpi(rank_, "a message of " + std::to_string(envelope.bytes) + " B from rank " +
+                                  std::to_string(envelope.source) + " (tag " + std::to_string(envelope.tag) +
+                                  ") does not fit the receive of " + std::to_string(receive->bytes) + " B" +
+                                  (envelope.context == Context::Collective
+                                       ? ": inside a collective, whose sizes differ across ranks"
+                                       : " (message truncated)"));
   receive->matched_source = envelope.source;
   receive->bytes          = envelope.bytes;
   receive->protocol       = envelope.protocol;

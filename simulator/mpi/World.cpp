@@ -6,6 +6,7 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <xbt/log.h>
 
+#include <iostream>
 #include <map>
 #include <sstream>
 
@@ -153,6 +154,20 @@ void World::step_started(int rank, Step step, const StepRunner& runner)
 {
   if (on_step.get_slot_count() > 0)
     on_step(StepEvent{rank, sg4::Engine::get_clock(), step, runner.name()});
+}
+
+void World::invalid_mpi(int rank, const std::string& what) const
+{
+  auto const& trace  = traces_.ranks[rank];
+  size_t index       = records_[rank].action_index;
+  std::string where  = trace.file;
+  if (index < trace.actions.size())
+    where += ":" + std::to_string(trace.actions[index].line) + " ('" +
+             std::string(trace::action_name(trace.actions[index].type)) + "')";
+  std::cerr << "progsim: error: " << where << ": rank " << rank << ": " << what << "\n" << std::flush;
+  if (on_invalid_mpi)
+    on_invalid_mpi();
+  std::abort(); // unreachable with main's handler, which leaves the process
 }
 
 std::string World::leftovers_report() const

@@ -12,6 +12,7 @@
 #include <xbt/signal.hpp>
 
 #include <map>
+#include <functional>
 #include <memory>
 #include <unordered_map>
 #include <unordered_set>
@@ -135,6 +136,15 @@ public:
   simgrid::xbt::signal<void(const RankEvent&)> on_rank_event;
   /** Fired when a protocol step starts. */
   simgrid::xbt::signal<void(const StepEvent&)> on_step;
+
+  /**
+   * The trace asks for something MPI forbids (a message larger than its receive, a wait with no request): the run
+   * cannot go on. Reports it with the rank's trace file and line, then calls the handler main set (which ends the
+   * run with the bad-input status).
+   */
+  [[noreturn]] void invalid_mpi(int rank, const std::string& what) const;
+  /** What to do once an invalid MPI use is reported: main ends the run there. */
+  std::function<void()> on_invalid_mpi;
 
   /** A readable account of every unfinished rank and its pending requests. */
   std::string deadlock_report() const;
