@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <sstream>
 
 namespace progsim::trace {
@@ -120,8 +121,34 @@ public:
       fail(std::string("'") + text + "' is not a number (" + what + ")");
     return value;
   }
-  /** A count: SMPI reads counts as reals and truncates them. */
-  int64_t count(size_t i, const char* what) const { return static_cast<int64_t>(std::trunc(number(i, what))); }
+  /** A real number that must not be negative (flops). */
+  double nonnegative(size_t i, const char* what) const
+  {
+    double value = number(i, what);
+    if (value < 0)
+      fail(std::string("negative ") + what);
+    return value;
+  }
+  /** A count: SMPI reads counts as reals and truncates them. It must fit in 64 bits. */
+  int64_t count(size_t i, const char* what) const
+  {
+    double value = std::trunc(number(i, what));
+    if (value >= 0x1p63 || value < -0x1p63)
+      fail(std::string(what) + " " + std::string(words_[i]) + " does not fit in 64 bits");
+    return static_cast<int64_t>(value);
+  }
+  /** A count that must not be negative, in bytes: times `type_size`; the bytes must fit in 64 bits. */
+  int64_t bytes(size_t i, const char* what, int type_size) const
+  {
+    int64_t n = count(i, what);
+    if (n < 0)
+      fail(std::string("negative ") + what + " " + std::string(words_[i]));
+    int64_t result = 0;
+    if (__builtin_mul_overflow(n, static_cast<int64_t>(type_size), &result))
+      fail(std::string(what) + " " + std::string(words_[i]) + " x " + std::to_string(type_size) +
+           " bytes does not fit in 64 bits");
+    return result;
+  }
   int32_t integer(size_t i, const char* what) const
   {
     if (not has(i))
@@ -180,9 +207,11 @@ namespace {
 /** Appends a vector of `n` counts starting at word `first`, scaled by `type_size`, to the pool. */
 uint32_t pool_counts(const LineParser& p, size_t first, int n, int type_size, TraceSet& into)
 {
+  if (into.pool.size() > std::numeric_limits<uint32_t>::max())
+    p.fail("more v-collective counts than a trace can hold (2^32)");
   auto offset = static_cast<uint32_t>(into.pool.size());
   for (int i = 0; i < n; i++)
-    into.pool.push_back(p.count(first + i, "count") * type_size);
+    into.pool.push_back(p.bytes(first + i, "count", type_size));
   return offset;
 }
 
@@ -210,10 +239,9 @@ Action parse_arguments(const LineParser& p, ActionType type, int world, int& def
       p.require(3);
       a.peer    = p.rank_arg(2, "partner", type == ActionType::Recv || type == ActionType::Irecv);
       a.tag     = p.integer(3, "tag");
-      auto n    = p.count(4, "count");
-      if (n < 0 && (type == ActionType::Send || type == ActionType::Isend))
-        p.fail("negative count");
-      a.bytes = n < 0 ? -1 : n * p.type_size(5);
+      // A receive of a negative count probes for the size (-1); a send must give one.
+      const bool probe = (type == ActionType::Recv || type == ActionType::Irecv) && p.count(4, "count") < 0;
+      a.bytes = probe ? -1 : p.bytes(4, "count", p.type_size(5));
       break;
     }
     case ActionType::Test:
@@ -225,46 +253,46 @@ Action parse_arguments(const LineParser& p, ActionType type, int world, int& def
       break;
     case ActionType::SendRecv:
       p.require(4);
-      a.bytes  = p.count(2, "sendcount") * p.type_size(6);
+      a.bytes  = p.bytes(2, "sendcount", p.type_size(6));
       a.peer   = p.rank_arg(3, "dst");
-      a.bytes2 = p.count(4, "recvcount") * p.type_size(7);
+      a.bytes2 = p.bytes(4, "recvcount", p.type_size(7));
       a.peer2  = p.rank_arg(5, "src");
       break;
     case ActionType::Bcast:
       p.require(1);
-      a.bytes = p.count(2, "count") * p.type_size(4);
+      a.bytes = p.bytes(2, "count", p.type_size(4));
       a.root  = p.root_arg(3);
       break;
     case ActionType::Reduce:
       p.require(2);
-      a.bytes = p.count(2, "count") * p.type_size(5);
-      a.flops = p.number(3, "flops");
+      a.bytes = p.bytes(2, "count", p.type_size(5));
+      a.flops = p.nonnegative(3, "flops");
       a.root  = p.root_arg(4);
       break;
     case ActionType::AllReduce:
     case ActionType::Scan:
     case ActionType::ExScan:
       p.require(2);
-      a.bytes = p.count(2, "count") * p.type_size(4);
-      a.flops = p.number(3, "flops");
+      a.bytes = p.bytes(2, "count", p.type_size(4));
+      a.flops = p.nonnegative(3, "flops");
       break;
     case ActionType::AllToAll:
     case ActionType::AllGather:
       p.require(2);
-      a.bytes  = p.count(2, "sendcount") * p.type_size(4);
-      a.bytes2 = p.count(3, "recvcount") * p.type_size(5);
+      a.bytes  = p.bytes(2, "sendcount", p.type_size(4));
+      a.bytes2 = p.bytes(3, "recvcount", p.type_size(5));
       break;
     case ActionType::Gather:
     case ActionType::Scatter:
       p.require(2);
-      a.bytes  = p.count(2, "sendcount") * p.type_size(5);
-      a.bytes2 = p.count(3, "recvcount") * p.type_size(6);
+      a.bytes  = p.bytes(2, "sendcount", p.type_size(5));
+      a.bytes2 = p.bytes(3, "recvcount", p.type_size(6));
       a.root   = p.root_arg(4);
       break;
     case ActionType::GatherV:
       p.require(N + 1);
       a.root   = p.root_arg(3 + N);
-      a.bytes  = p.count(2, "sendcount") * p.type_size(4 + N);
+      a.bytes  = p.bytes(2, "sendcount", p.type_size(4 + N));
       a.vector = pool_counts(p, 3, world, p.type_size(5 + N), into);
       break;
     case ActionType::AllGatherV: {
@@ -276,7 +304,7 @@ Action parse_arguments(const LineParser& p, ActionType type, int world, int& def
       } else if (p.size() > 3 + N + 2) {
         send_type = recv_type = p.size(); // displacements only: the default datatype
       }
-      a.bytes  = p.count(2, "sendcount") * p.type_size(send_type);
+      a.bytes  = p.bytes(2, "sendcount", p.type_size(send_type));
       a.vector = pool_counts(p, 3, world, p.type_size(recv_type), into);
       break;
     }
@@ -284,26 +312,24 @@ Action parse_arguments(const LineParser& p, ActionType type, int world, int& def
       p.require(N + 1);
       a.root   = p.root_arg(3 + N);
       a.vector = pool_counts(p, 2, world, p.type_size(4 + N), into);
-      a.bytes2 = p.count(2 + N, "recvcount") * p.type_size(5 + N);
+      a.bytes2 = p.bytes(2 + N, "recvcount", p.type_size(5 + N));
       break;
     case ActionType::AllToAllV:
       p.require(2 * N + 2);
-      a.bytes   = p.count(2, "sendbufsize");
+      a.bytes   = p.bytes(2, "sendbufsize", 1);
       a.vector  = pool_counts(p, 3, world, p.type_size(4 + 2 * N), into);
-      a.bytes2  = p.count(3 + N, "recvbufsize");
+      a.bytes2  = p.bytes(3 + N, "recvbufsize", 1);
       a.vector2 = pool_counts(p, 4 + N, world, p.type_size(5 + 2 * N), into);
       break;
     case ActionType::ReduceScatter:
       p.require(N + 1);
-      a.flops  = p.number(2 + N, "flops");
+      a.flops  = p.nonnegative(2 + N, "flops");
       a.bytes2 = p.type_size(3 + N); // the element size: SMPI's algorithm choice counts elements
       a.vector = pool_counts(p, 2, world, static_cast<int>(a.bytes2), into);
       break;
     case ActionType::Compute:
       p.require(1);
-      a.flops = p.number(2, "flops");
-      if (a.flops < 0)
-        p.fail("negative flops");
+      a.flops = p.nonnegative(2, "flops");
       break;
     case ActionType::Sleep:
       p.require(1);

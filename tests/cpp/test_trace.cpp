@@ -584,3 +584,64 @@ TEST(ParseErrors, FileNameIsTheOneGiven)
   std::string e = parse_error("0 barrier\n0 barrier\n0 barrier\n0 nope\n", 0, 4, "dir/rank0.trace");
   EXPECT_TRUE(contains(e, "dir/rank0.trace:4")) << e;
 }
+
+// ---------------------------------------------------------------- limits (found by fuzzing: tests/fuzz)
+
+TEST(ParseLimits, CountsWhoseBytesOverflow64BitsAreRejected)
+{
+  // A count beyond 2^63, or count x datatype size beyond 2^63 bytes, cannot be held: an error, never a wrap.
+  for (const char* text : {"0 send 1 0 1e30\n", "0 isend 1 0 1.2e18 0\n", "0 recv 1 0 1e19\n",
+                           "0 irecv 1 0 -1e30\n", "0 allreduce 1e30 1e6\n", "0 bcast 2e18 0 0\n",
+                           "0 reduce 3e18 0 0 14\n", "0 sendRecv 1 1 2e18 1 0 0\n", "0 alltoall 9.3e18 1\n",
+                           "0 gather 1 1.2e18 0 0 0\n", "0 gatherv 1 1 1e30 1 1\n", "0 scatterv 1 1 1 1 1e19\n",
+                           "0 allgatherv 2e18 1 1 1 1 0 0\n", "0 alltoallv 1e19 1 1 1 1 4 1 1 1 1\n",
+                           "0 alltoallv 4 1 1 1 1 4 1 5e18 1 1 0 0\n", "0 reducescatter 2e18 1 1 1 0 0\n"}) {
+    std::string e = parse_error(text);
+    EXPECT_TRUE(contains(e, "t.txt:1: ")) << e;
+    EXPECT_TRUE(contains(e, "does not fit in 64 bits")) << e;
+    EXPECT_TRUE(contains(e, "expected '<rank> ")) << e;
+  }
+  std::string e = parse_error("0 init\n0 send 1 0 1.2e18 0\n");
+  EXPECT_TRUE(contains(e, "t.txt:2: count 1.2e18 x 8 bytes does not fit in 64 bits")) << e;
+  // Just below the limit is fine.
+  EXPECT_EQ(one("0 send 1 0 9.2e18\n").bytes, 9'200'000'000'000'000'000);
+  EXPECT_EQ(one("0 send 1 0 1.1e18 0\n").bytes, 8'800'000'000'000'000'000);
+}
+
+TEST(ParseLimits, NegativeCountsInCollectivesAreRejected)
+{
+  // As isend rejects them; only a receive may give a negative count (probe for the size).
+  for (const char* text :
+       {"0 allreduce -1024 1e6\n", "0 sendRecv -100 1 100 1\n", "0 sendRecv 100 1 -100 1\n", "0 bcast -1\n",
+        "0 reduce -5 0\n", "0 scan -1 0\n", "0 exscan -1 0\n", "0 alltoall -1 1\n", "0 allgather 1 -1\n",
+        "0 gather -1 1\n", "0 scatter 1 -1\n", "0 gatherv -1 1 1 1 1\n", "0 gatherv 1 1 -2 1 1\n",
+        "0 scatterv 1 1 1 -1 1\n", "0 scatterv 1 1 1 1 -1\n", "0 allgatherv 1 1 1 1 -1\n",
+        "0 alltoallv -1 1 1 1 1 4 1 1 1 1\n", "0 alltoallv 4 1 1 1 1 -4 1 1 1 1\n",
+        "0 alltoallv 4 1 1 1 1 4 1 -1 1 1\n", "0 reducescatter 1 -1 1 1 0\n"}) {
+    std::string e = parse_error(text);
+    EXPECT_TRUE(contains(e, "t.txt:1: negative ")) << e;
+    EXPECT_TRUE(contains(e, "expected '<rank> ")) << e;
+  }
+  std::string e = parse_error("0 sendRecv -100 1 100 1\n");
+  EXPECT_TRUE(contains(e, "negative sendcount -100")) << e;
+  EXPECT_TRUE(contains(e, "expected '<rank> sendRecv <sendcount> <dst> <recvcount> <src>")) << e;
+  EXPECT_TRUE(contains(parse_error("0 allreduce -1024 1e6\n"), "negative count -1024"));
+  EXPECT_EQ(one("0 allreduce -0.5 1\n").bytes, 0); // truncated to 0, as SMPI does
+}
+
+TEST(ParseLimits, NanOrNegativeComputeAmountsAreRejected)
+{
+  for (const char* text : {"0 compute nan\n", "0 compute -nan\n", "0 compute NAN(1)\n", "0 compute 1e400\n",
+                           "0 compute -inf\n", "0 allreduce 1 nan\n", "0 sleep nan\n", "0 reduce 1 inf 0\n"}) {
+    std::string e = parse_error(text);
+    EXPECT_TRUE(contains(e, "t.txt:1: '")) << e;
+    EXPECT_TRUE(contains(e, "is not a number")) << e;
+  }
+  for (const char* text : {"0 compute -1e-9\n", "0 reduce 1 -1\n", "0 allreduce 1 -5\n", "0 scan 1 -5\n",
+                           "0 exscan 1 -5\n", "0 reducescatter 1 1 1 1 -1\n"}) {
+    std::string e = parse_error(text);
+    EXPECT_TRUE(contains(e, "t.txt:1: negative flops")) << e;
+  }
+  EXPECT_DOUBLE_EQ(one("0 compute 0\n").flops, 0.0);
+  EXPECT_DOUBLE_EQ(one("0 allreduce 1 0\n").flops, 0.0);
+}
