@@ -84,12 +84,14 @@ bool first_line_is_action(const std::string& path)
 
 std::string resolve_listed(const std::string& entry, const std::filesystem::path& list_dir)
 {
-  if (std::filesystem::exists(entry)) // as SMPI reads it: relative to the current folder
+  // Errors (a name too long for the system, a folder that cannot be searched) count as "not there".
+  std::error_code ignored;
+  if (std::filesystem::exists(entry, ignored)) // as SMPI reads it: relative to the current folder
     return entry;
   // Beside the list, then from each folder above it: a list written from a project's root works from anywhere.
   for (auto folder = list_dir; ; folder = folder.parent_path()) {
     auto candidate = folder / entry;
-    if (std::filesystem::exists(candidate))
+    if (std::filesystem::exists(candidate, ignored))
       return candidate.string();
     if (folder.empty() || folder == folder.parent_path())
       break;
@@ -101,7 +103,10 @@ std::string resolve_listed(const std::string& entry, const std::filesystem::path
 
 namespace {
 
-constexpr int32_t kMostRanks = 10'000'000; // the highest rank a shared trace may name, plus one
+// The highest rank a shared trace may name, plus one. Every rank of the world gets its RankTrace, lines or not: a
+// bound keeps a short file from asking for gigabytes. 2^20 ranks is far beyond what one machine simulates (the
+// engine needs about 33 KB per rank at 16 384 ranks).
+constexpr int32_t kMostRanks = 1 << 20;
 
 /**
  * One file holding the lines of every rank: note each line's rank, then parse each rank's lines in file order.
@@ -157,13 +162,16 @@ TraceSet read_shared(const std::string& path)
 
 TraceSet read_traces(const std::string& path)
 {
-  if (not std::filesystem::is_regular_file(path))
+  std::error_code error;
+  if (not std::filesystem::is_regular_file(path, error))
     throw TraceError(path + ": no such trace file");
   if (first_line_is_action(path))
     return read_shared(path);
 
   TraceSet set;
   std::ifstream list(path);
+  if (not list)
+    throw TraceError(path + ": cannot read the trace file");
   std::vector<std::string> files;
   std::string line;
   auto list_dir = std::filesystem::path(path).parent_path();
@@ -176,8 +184,11 @@ TraceSet read_traces(const std::string& path)
     if (words.size() != 1)
       throw TraceError(path + ":" + std::to_string(number) +
                        ": a list file names one trace file per line (rank 0 first), got '" + line + "'");
+    if (words[0].find('\0') != std::string_view::npos) // the system would open the name cut at the NUL
+      throw TraceError(path + ":" + std::to_string(number) + ": a trace file name cannot hold a NUL byte, got '" +
+                       line + "'");
     auto file = resolve_listed(std::string(words[0]), list_dir);
-    if (not std::filesystem::is_regular_file(file))
+    if (not std::filesystem::is_regular_file(file, error))
       throw TraceError(path + ":" + std::to_string(number) + ": trace file '" + std::string(words[0]) +
                        "' not found (looked in the current folder, beside the list file and above it)");
     files.push_back(file);
@@ -190,6 +201,8 @@ TraceSet read_traces(const std::string& path)
   set.ranks.resize(world);
   for (int r = 0; r < world; r++) {
     std::ifstream in(files[r]);
+    if (not in)
+      throw TraceError(files[r] + ": cannot read the trace file");
     parse_rank_lines(in, files[r], r, world, set, set.ranks[r]);
   }
   return set;

@@ -244,3 +244,41 @@ TEST(ReadTraces, EmptyList)
   std::string blank = dir.write("blank", "\n   \n# nothing\n");
   EXPECT_TRUE(contains(read_error(blank), "empty trace list"));
 }
+
+// ---------------------------------------------------------------- found by fuzzing (tests/fuzz/regressions)
+
+TEST(ReadTracesLimits, ListEntryTooLongForTheSystemIsNotFound)
+{
+  // std::filesystem reports ENAMETOOLONG as an exception of its own: the reader must say file:line instead.
+  TempDir dir;
+  std::string list = dir.write("list", std::string(300, 'a') + "\n");
+  std::string e    = read_error(list);
+  EXPECT_TRUE(contains(e, list + ":1: trace file 'aaa")) << e;
+  EXPECT_TRUE(contains(e, "not found")) << e;
+}
+
+TEST(ReadTracesLimits, ListEntryWithANulByteIsRejected)
+{
+  // The system would open "r0.txt" (the name cut at the NUL) while messages named the whole entry.
+  TempDir dir;
+  dir.write("r0.txt", "0 init\n");
+  dir.write("r1.txt", "1 init\n");
+  ChangeDir cd(dir.path());
+  std::string list = dir.write("list", std::string("r0.txt\0x\nr1.txt\n", 16));
+  std::string e    = read_error(list);
+  EXPECT_TRUE(contains(e, list + ":1: a trace file name cannot hold a NUL byte")) << e;
+}
+
+TEST(ReadTracesLimits, SharedTraceRanksAreBounded)
+{
+  // A one-line file must not ask for a RankTrace per rank of a huge world.
+  TempDir dir;
+  std::string path = dir.write("shared.txt", "0 init\n1048576 init\n");
+  std::string e    = read_error(path);
+  EXPECT_TRUE(contains(e, path + ":2: a line must start with its rank (0 to 1048575), got '1048576'")) << e;
+  EXPECT_TRUE(contains(read_error(dir.write("s2.txt", "9999999 init\n")), "s2.txt:1: a line must start"));
+  TraceSet set = progsim::trace::read_traces(dir.write("s3.txt", "0 init\n1048575 init\n"));
+  EXPECT_EQ(set.rank_count(), 1048576u);
+  EXPECT_EQ(set.ranks.back().actions.size(), 1u);
+  EXPECT_EQ(set.ranks[7].file, (dir.path() / "s3.txt").string());
+}

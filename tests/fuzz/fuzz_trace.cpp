@@ -9,7 +9,9 @@
  * exception, a crash, a sanitizer report, a hang) is a bug, and so is a parsed action that breaks what the engine
  * relies on: sizes in bytes >= 0 (-1 for a receive that probes its size), finite flops >= 0, peers and roots
  * inside the world, vectors inside the pool.
- * '/' is replaced by '_' in what the files hold, so that a list entry names only files of the harness's folder.
+ * The harness works in a folder of its own, which it makes the current folder: give libFuzzer absolute paths.
+ * '/' is replaced by '_' in what the files hold, and an input whose list names a file of a folder above the
+ * harness's is not read as files, so that only the input's own files are ever read.
  */
 #include "trace/ActionParser.hpp"
 #include "trace/TraceSet.hpp"
@@ -45,14 +47,21 @@ constexpr int32_t kAnySource = -555;
 const fs::path& folder()
 {
   static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("progsim-fuzz-" + std::to_string(::getpid()));
+    // In memory when the system has a tmpfs at /dev/shm: creating and removing files on a disk costs far more than
+    // parsing them.
+    std::error_code ignored;
+    fs::path base = fs::is_directory("/dev/shm", ignored) && ::access("/dev/shm", W_OK) == 0
+                        ? fs::path("/dev/shm")
+                        : fs::temp_directory_path();
+    fs::path d = base / ("progsim-fuzz-" + std::to_string(::getpid()));
     fs::remove_all(d);
     fs::create_directories(d);
     fs::current_path(d);
+    static fs::path remove_at_exit = d;
     std::atexit([] {
       std::error_code ignored;
-      fs::current_path(fs::temp_directory_path(), ignored);
-      fs::remove_all(fs::temp_directory_path() / ("progsim-fuzz-" + std::to_string(::getpid())), ignored);
+      fs::current_path(remove_at_exit.parent_path(), ignored);
+      fs::remove_all(remove_at_exit, ignored);
     });
     return d;
   }();
@@ -65,6 +74,20 @@ void write(const fs::path& path, std::string_view text)
   out.write(text.data(), static_cast<std::streamsize>(text.size()));
   if (not out)
     bug("cannot write " + path.string(), text);
+}
+
+std::vector<std::string_view> split_lines(std::string_view text)
+{
+  std::vector<std::string_view> lines;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos)
+      end = text.size();
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
 }
 
 /** What the engine relies on in every action read without error. */
@@ -111,13 +134,7 @@ void lines_alone(std::string_view text)
     TraceSet set;
     int default_type_size = 1;
     uint32_t number       = 0;
-    size_t start          = 0;
-    while (start <= text.size()) {
-      size_t end = text.find('\n', start);
-      if (end == std::string_view::npos)
-        end = text.size();
-      std::string_view line = text.substr(start, end - start);
-      start                 = end + 1;
+    for (std::string_view line : split_lines(text)) {
       number++;
       if (is_blank_or_comment(line))
         continue;
@@ -158,6 +175,21 @@ void files(std::string_view text)
     }
     sections.push_back(rest.substr(0, cut + 1));
     rest = rest.substr(cut + 5);
+  }
+
+  // read_traces also looks list entries up in the folders above the list's: an entry naming a file there would read
+  // files that are not the input's (and differ from one machine to the next). Such inputs are read line by line only.
+  for (std::string_view line : split_lines(sections[0])) {
+    auto words = split_words(line);
+    if (words.size() != 1 || is_blank_or_comment(line))
+      continue;
+    std::error_code ignored;
+    for (fs::path above = dir.parent_path();; above = above.parent_path()) {
+      if (fs::is_regular_file(above / std::string(words[0]), ignored))
+        return;
+      if (above == above.parent_path())
+        break;
+    }
   }
 
   std::vector<std::string> names = {"list.txt", "first.txt", (dir / "list.txt").string(),
