@@ -3,7 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(libsimgrid-dev cmake ninja-build g++ gcc pkg-config libgtest-dev libboost-dev python3 python3-pip)
+# clang-14 and libclang-rt-14-dev: the trace reader's fuzz harness (libFuzzer and sanitizers, tests/fuzz)
+APT_PACKAGES=(libsimgrid-dev cmake ninja-build g++ gcc pkg-config libgtest-dev libboost-dev python3 python3-pip
+              clang-14 libclang-rt-14-dev)
 missing=()
 for package in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -16,8 +18,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 PYTHON=${PYTHON:-python3}
-PY_PACKAGES=("PyYAML>=5.4" "pytest>=7" "mypy>=1.0" "types-PyYAML")
-if ! "$PYTHON" -c "import yaml, pytest, mypy" 2>/dev/null; then
+PY_PACKAGES=("PyYAML>=5.4" "pytest>=7" "mypy>=1.0" "types-PyYAML" "hypothesis>=6.62")
+if ! "$PYTHON" -c "import yaml, pytest, mypy, hypothesis; assert hypothesis.__version_info__ >= (6, 62)" 2>/dev/null; then
   echo "setup: installing Python packages (${PY_PACKAGES[*]})"
   "$PYTHON" -m pip install --quiet "${PY_PACKAGES[@]}" 2>/dev/null \
     || "$PYTHON" -m pip install --quiet --break-system-packages "${PY_PACKAGES[@]}"
