@@ -111,7 +111,10 @@ def command_compile(args: argparse.Namespace) -> int:
     if args.ranks is not None and args.ranks < 1:
         raise InputError(f"--ranks {args.ranks}: expected a positive number of ranks")
     platform = load_platform(Path(args.platform))
-    compiled = compile_platform(platform, output, args.ranks)
+    try:
+        compiled = compile_platform(platform, output, args.ranks)
+    except OSError as error:
+        raise InputError(f"{output}: cannot write the compiled platform there ({error.strerror})") from None
     print(f"{platform.name}: {platform.nodes} nodes x {platform.node.cores} cores, {compiled.ranks} ranks placed "
           f"'{platform.placement.policy}' -> {compiled.platform_xml}, {compiled.hostfile}")
     return 0

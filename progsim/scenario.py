@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +46,13 @@ def load_scenario(path: Path) -> Scenario:
         if key not in data:
             raise source.error("(top)", f"missing key '{key}'")
     base = path.parent
-    platform = load_platform(base / data["platform"])
+    for key in ("name", "platform", "trace"):
+        if not isinstance(data[key], str) or not data[key]:
+            raise source.error(key, f"expected a text (a name or a path), got {data[key]!r}")
+    platform_path = base / data["platform"]
+    if not platform_path.is_file():
+        raise source.error("platform", f"no such platform file: {platform_path}")
+    platform = load_platform(platform_path)
     if "placement" in data:
         override = data["placement"]
         if not isinstance(override, dict) or set(override) - {"policy", "ranks_per_node"}:
@@ -60,6 +67,8 @@ def load_scenario(path: Path) -> Scenario:
     progress = data["progress"]
     if isinstance(progress, str):
         progress = [progress]
+    if not isinstance(progress, list) or not progress:
+        raise source.error("progress", f"expected a mechanism or a non-empty list of them, got {progress!r}")
     for i, mechanism in enumerate(progress):
         if mechanism not in progress_mechanisms():
             raise source.error(f"progress[{i}]", f"unknown mechanism {mechanism!r} (expected one of: "
@@ -81,7 +90,9 @@ def run_scenario(scenario: Scenario, workdir: Path) -> list[dict[str, Any]]:
         out = workdir / f"results-{mechanism}.json"
         run = replay(scenario.trace, compiled, mechanism, out)
         if run.returncode != 0 or run.results is None:  # the row stays, marked; the others still run
-            first = next((line for line in run.stderr.splitlines() if line.strip()), "no message")
+            lines = [line.strip() for line in run.stderr.splitlines() if line.strip()]
+            first = next((line for line in lines if line.startswith(("progsim: error:", "Deadlock"))),
+                         lines[0] if lines else "no message").removeprefix("progsim: error: ")
             rows.append({"progress": mechanism, "failed": run.returncode, "message": first[:200]})
             continue
         ranks_data = run.results["ranks"]
@@ -127,5 +138,9 @@ def main_scenario(path: Path) -> int:
     failures = [row["failed"] for row in rows if "failed" in row]
     if not failures:
         return 0
+    for row in rows:
+        if "failed" in row:
+            what = "deadlock" if row["failed"] == 3 else f"exit {row['failed']}"
+            print(f"progsim: error: {path}: {row['progress']}: {what}: {row['message']}", file=sys.stderr)
     return 3 if 3 in failures else 2 if 2 in failures else max(failures)
 

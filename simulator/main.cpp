@@ -21,6 +21,7 @@
 #include <xbt/log.h>
 
 #include <filesystem>
+#include <map>
 #include <iostream>
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(progsim_main, progsim, "Command line and run set-up");
@@ -54,6 +55,28 @@ void check_options(int argc, char** argv)
     if (arg.rfind("--cfg=", 0) == 0 && arg.find(':') == std::string::npos)
       throw std::invalid_argument("bad option '" + arg + "': expected --cfg=NAME:VALUE");
   }
+}
+
+/** SimGrid 3.32 aborts on a model name it does not know, when the platform loads: check those before. */
+void check_model_choice(const std::string& option)
+{
+  static const std::map<std::string, std::vector<std::string>> models = {
+      {"network/model", {"LV08", "Constant", "SMPI", "IB", "CM02", "ns-3"}},
+      {"cpu/model", {"Cas01", "ptask_L07"}},
+      {"host/model", {"default", "compound", "ptask_L07"}},
+  };
+  auto colon = option.find(':');
+  auto it    = models.find(option.substr(0, colon));
+  if (it == models.end())
+    return;
+  std::string value = option.substr(colon + 1);
+  for (auto const& known : it->second)
+    if (value == known)
+      return;
+  std::string list;
+  for (auto const& known : it->second)
+    list += (list.empty() ? "" : ", ") + known;
+  throw std::invalid_argument("unknown model '" + value + "' (expected one of: " + list + ")");
 }
 
 /** Output files are checked before anything is written or removed: each one's folder exists, it is not a folder,
@@ -117,15 +140,36 @@ int main(int argc, char** argv)
   // The command line as given, for the results (SimGrid removes the options it reads from argv).
   const int argc_before_engine = argc;
   std::vector<char*> argv_copy(argv, argv + argc);
+  // The --cfg options are applied one by one once the engine exists, so that a bad one is named.
+  std::vector<std::string> options;
+  std::vector<char*> other_args;
+  for (int i = 0; i < argc; i++) {
+    std::string arg = argv[i];
+    if (i > 0 && arg.rfind("--cfg=", 0) == 0)
+      options.push_back(arg.substr(6));
+    else
+      other_args.push_back(argv[i]);
+  }
+  int engine_argc = static_cast<int>(other_args.size());
   std::unique_ptr<sg4::Engine> engine_owner;
-  try { // a bad --cfg (unknown key, value of the wrong kind) is bad input, not a crash
-    engine_owner = std::make_unique<sg4::Engine>(&argc, argv);
+  try {
+    engine_owner = std::make_unique<sg4::Engine>(&engine_argc, other_args.data());
+    for (auto const& option : options) {
+      try { // a bad --cfg (unknown key, value of the wrong kind) is bad input, not a crash
+        check_model_choice(option);
+        sg4::Engine::set_config(option);
+      } catch (const std::exception& error) {
+        std::string what = error.what();
+        throw std::invalid_argument("bad option --cfg=" + option + ": " + what.substr(0, what.find('\n')) +
+                                    " (progsim-engine --help lists every parameter)");
+      }
+    }
   } catch (const std::exception& error) {
-    std::string what = error.what();
-    std::cerr << "progsim: error: bad option: " << what.substr(0, what.find('\n'))
-              << " (progsim-engine --help lists every parameter)\n";
+    std::cerr << "progsim: error: " << error.what() << "\n";
     return kBadInput;
   }
+  argc = engine_argc;
+  argv = other_args.data();
   sg4::Engine& engine = *engine_owner;
   // The same network model and precision as smpirun, so that `ideal` reproduces SMPI's times.
   if (simgrid::config::is_default("network/model"))

@@ -59,7 +59,7 @@ def platform(directory: Path, cores: int = 2, rendezvous: str = "get", nodes: in
           {extra_mpi}
         progress:
           thread: {{poll_interval: {POLL_INTERVAL}, poll_cost: {POLL_COST}}}
-          dedicated_core: {{per: node, cores: 1, step_cost: {OVERHEAD}}}
+          dedicated_core: {{per: node, step_cost: {OVERHEAD}}}
           offload: {{step_latency: {OVERHEAD}}}
           {extra_progress}
         placement: {{policy: block, ranks_per_node: {ranks_per_node}}}

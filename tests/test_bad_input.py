@@ -149,7 +149,7 @@ def test_a_bad_parameter_override(tmp_path: Path, setting: str, expected: str) -
                    str(write_platform(tmp_path, SMALL_PLATFORM)), "--progress", "none", "--set", setting,
                    "--out", str(tmp_path / "results.json"))
     assert done.returncode == 2
-    assert f"progsim: error: bad option: {expected}" in done.stderr
+    assert f"progsim: error: bad option --cfg=progsim/{setting}: {expected}" in done.stderr
     assert len(done.stderr.splitlines()) <= 2 and not (tmp_path / "results.json").exists()
 
 
@@ -194,7 +194,11 @@ INVALID_MPI = {
     "truncation": (["0 init\n0 send 1 0 2048\n0 finalize", "1 init\n1 recv 0 0 1024\n1 finalize"],
                    "rank-1.txt:2", "does not fit the receive of 1024 B"),
     "collective sizes": (["0 init\n0 allreduce 1024 0\n0 finalize", "1 init\n1 allreduce 2048 0\n1 finalize"],
-                         "rank-0.txt:2", "sizes differ across ranks"),
+                         "rank-0.txt:2", "allreduce of 1024 B"),
+    "collective roots": (["0 init\n0 bcast 64 0\n0 finalize", "1 init\n1 bcast 64 1\n1 finalize"],
+                         "rank-1.txt:2", "from root 0"),
+    "test without request": (["0 init\n0 test 0 1 7\n0 finalize", "1 init\n1 finalize"],
+                             "rank-0.txt:2", "no isend or irecv"),
     "wait without request": (["0 init\n0 wait 0 1 7\n0 finalize", "1 init\n1 finalize"],
                              "rank-0.txt:2", "no isend or irecv"),
 }

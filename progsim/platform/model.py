@@ -16,6 +16,7 @@ from progsim.errors import InputError
 from progsim.platform.yamlsource import Located, load_located
 
 TOPOLOGIES = ("flat", "fat-tree", "torus", "dragonfly")
+MAX_NODES = 131072  # beyond, a compiled platform takes gigabytes; SMPI itself is not run past 65 536 ranks
 RENDEZVOUS = ("get", "put", "pipelined")
 OFFLOADS = ("matching", "rendezvous", "collectives")
 PLACEMENTS = ("block", "round-robin", "numa")
@@ -324,6 +325,8 @@ def load_platform(path: str | Path) -> Platform:
                             tuple(offload)))
 
     nodes = r.integer(top, "nodes", "")
+    if nodes > MAX_NODES:
+        raise source.error("nodes", f"{nodes} nodes: progsim compiles platforms of at most {MAX_NODES} nodes")
     if nodes > 1 and not nics:
         raise source.error("nics", "a platform of several nodes needs at least one NIC per node")
 
@@ -353,12 +356,25 @@ def load_platform(path: str | Path) -> Platform:
                        {"groups", "chassis", "routers", "nodes_per_router"})
         dragonfly = {k: r.int_list(df[k], f"interconnect.dragonfly.{k}", 2) for k in ("groups", "chassis", "routers")}
         dragonfly["nodes_per_router"] = r.integer(df, "nodes_per_router", "interconnect.dragonfly")
+    sections = {"fat-tree": "fat_tree", "torus": "torus", "dragonfly": "dragonfly"}
+    for name, key in sections.items():
+        if key in inter_data and name != topology:
+            raise source.error(f"interconnect.{key}", f"a '{key}' section with topology {topology}: "
+                                                      f"set topology: {name}, or remove the section")
     interconnect = InterconnectSpec(topology, link, fat_tree, torus, dragonfly)
     expected_nodes = _topology_nodes(interconnect)
+    if expected_nodes is not None and expected_nodes > MAX_NODES:
+        raise source.error(f"interconnect.{sections[topology]}", f"{expected_nodes} nodes: progsim compiles platforms "
+                                                             f"of at most {MAX_NODES} nodes")
     if expected_nodes is not None and expected_nodes != nodes:
         raise source.error("nodes", f"the {topology} topology has {expected_nodes} nodes but 'nodes' is {nodes}")
 
     engine_settings = _engine_settings(r, top)
+    reserved = int(dict(engine_settings).get("dedicated-cores", "0"))  # when set; the engine checks its default
+    if reserved >= node.cores_per_numa:  # the reserved cores sit in one NUMA domain, beside some of the ranks
+        raise source.error("progress.dedicated_core.cores",
+                           f"{reserved} reserved core(s) would leave none of a NUMA domain's {node.cores_per_numa} "
+                           f"core(s) to its ranks (expected at most {node.cores_per_numa - 1})")
 
     placement_data = r.section(top["placement"], "placement", {"policy"}, {"ranks_per_node"})
     ranks_per_node = (r.integer(placement_data, "ranks_per_node", "placement") if "ranks_per_node" in placement_data

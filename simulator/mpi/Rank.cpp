@@ -150,6 +150,10 @@ void Rank::run(const Action& a)
       pay_call();
       bool found         = false;
       RequestPtr request = store_.pop(a.peer, a.peer2, a.tag, found);
+      if (not found) // as for wait: SMPI's tracer writes no test of a null request
+        world_.invalid_mpi(rank_, "test of (source " + std::to_string(a.peer) + ", destination " +
+                                      std::to_string(a.peer2) + ", tag " + std::to_string(a.tag) +
+                                      ") but no isend or irecv of this rank is pending under that name");
       if (not request)
         break;
       if (endpoint_.test(request))
@@ -179,6 +183,7 @@ void Rank::run(const Action& a)
 
 void Rank::run_collective(const Action& a)
 {
+  world_.enter_collective(rank_, a);
   CollectiveRequest collective(endpoint_, world_.collectives().schedule(a, rank_, world_.size(), world_.traces()));
   collective.start();
   while (not collective.complete()) {

@@ -156,6 +156,64 @@ void World::step_started(int rank, Step step, const StepRunner& runner)
     on_step(StepEvent{rank, sg4::Engine::get_clock(), step, runner.name()});
 }
 
+namespace {
+bool rooted(trace::ActionType type)
+{
+  using T = trace::ActionType;
+  return type == T::Bcast || type == T::Reduce || type == T::Gather || type == T::GatherV || type == T::Scatter ||
+         type == T::ScatterV;
+}
+
+/** The size every rank must give (MPI: matching type signatures), or -1 where ranks may differ. */
+int64_t common_size(const trace::Action& a)
+{
+  using T = trace::ActionType;
+  switch (a.type) {
+    case T::Bcast:
+    case T::Reduce:
+    case T::AllReduce:
+    case T::Scan:
+    case T::ExScan:
+    case T::AllToAll:
+    case T::AllGather:
+    case T::Gather:
+      return a.bytes;
+    case T::Scatter:
+      return a.bytes2;
+    default:
+      return -1;
+  }
+}
+
+std::string describe(const trace::Action& a)
+{
+  std::string text = "a " + std::string(trace::action_name(a.type));
+  if (rooted(a.type))
+    text += " from root " + std::to_string(a.root);
+  if (common_size(a) >= 0)
+    text += " of " + std::to_string(common_size(a)) + " B";
+  return text;
+}
+} // namespace
+
+void World::enter_collective(int rank, const trace::Action& action)
+{
+  if (collectives_entered_.empty())
+    collectives_entered_.assign(size(), 0);
+  uint64_t sequence = collectives_entered_[rank]++;
+  auto [it, first] = collective_calls_.try_emplace(sequence, CollectiveCall{&action, rank, 0});
+  const trace::Action& expected = *it->second.action;
+  if (not first && (expected.type != action.type || (rooted(action.type) && expected.root != action.root) ||
+                    common_size(expected) != common_size(action))) {
+    auto const& other = traces_.ranks[it->second.rank];
+    invalid_mpi(rank, "collective #" + std::to_string(sequence + 1) + " is " + describe(action) + " here but " +
+                          describe(expected) + " on rank " + std::to_string(it->second.rank) + " (" + other.file +
+                          ":" + std::to_string(expected.line) + ")");
+  }
+  if (++it->second.arrived == size())
+    collective_calls_.erase(it);
+}
+
 void World::invalid_mpi(int rank, const std::string& what) const
 {
   auto const& trace  = traces_.ranks[rank];

@@ -143,6 +143,9 @@ public:
    * run with the bad-input status).
    */
   [[noreturn]] void invalid_mpi(int rank, const std::string& what) const;
+  /** Rank `rank` enters its next collective, `action`: every rank must call the same collectives in the same order,
+   * with the same root and (where MPI requires it) the same size; a mismatch is invalid MPI. */
+  void enter_collective(int rank, const trace::Action& action);
   /** What to do once an invalid MPI use is reported: main ends the run there. */
   std::function<void()> on_invalid_mpi;
 
@@ -168,7 +171,14 @@ private:
   uint64_t request_counter_ = 0;
   std::unordered_set<const simgrid::s4u::Host*> uncontended_hosts_;
   std::unordered_set<const simgrid::s4u::Host*> memory_buses_; // hosts whose platform routes copies through a bus
-  std::map<int, Endpoint*> polling_;                            // ranks polling in a wait, by rank
+  std::map<int, Endpoint*> polling_;
+  struct CollectiveCall {
+    const trace::Action* action; // as the first rank to reach it called it
+    int rank;
+    int arrived;
+  };
+  std::map<uint64_t, CollectiveCall> collective_calls_; // by sequence number, until every rank has called it
+  std::vector<uint64_t> collectives_entered_;      // per rank                            // ranks polling in a wait, by rank
   std::unordered_map<const simgrid::s4u::Host*, int> holding_;
   int finished_             = 0;
   int blocked_              = 0;
