@@ -36,7 +36,7 @@ def test_shipped_platform_matches_smpi_under_ideal(tmp_path: Path, path: Path) -
 
 def test_compiled_xml_has_a_host_per_numa_domain_and_links_with_units(tmp_path: Path) -> None:
     platform = load_platform(REPOSITORY / "platforms" / "exascale-hypothetical.yaml")
-    xml = compile_platform(platform, tmp_path, 8).platform_xml.read_text()
+    xml = compile_platform(platform, tmp_path, platform.capacity).platform_xml.read_text()
     hosts = re.findall(r'<host id="([^"]+)" speed="([^"]+)" core="(\d+)"', xml)
     assert len(hosts) == platform.nodes * platform.node.numa_domains
     assert all(core == str(platform.node.cores_per_numa) for _, _, core in hosts)
@@ -81,3 +81,19 @@ def test_fat_tree_node_count_must_match(tmp_path: Path) -> None:
     (tmp_path / "ft.yaml").write_text(text)
     with pytest.raises(InputError, match=r"ft.yaml:2: nodes: the fat-tree topology has 8 nodes but 'nodes' is 2"):
         load_platform(tmp_path / "ft.yaml")
+
+
+def test_only_the_nodes_a_placement_uses_are_compiled(tmp_path: Path) -> None:
+    # 100 000 nodes of 2 NUMA domains, one rank per node: 2 ranks compile to their 2 nodes, 4 hosts, in a moment.
+    path = write_platform(tmp_path, """\
+        name: huge
+        nodes: 100000
+        node: {sockets: 2, numa_per_socket: 1, cores_per_numa: 4, core_speed: 1.0e+9,
+               memory: {bandwidth: 1.0e+10, latency: 0}, inter_socket: {bandwidth: 1.0e+10, latency: 0}}
+        nics: [{numa: 0, bandwidth: 1.0e+10, latency: 1.0e-6}]
+        interconnect: {topology: flat, link: {bandwidth: 1.0e+10, latency: 0}}
+        mpi: {eager_threshold: 65536, rendezvous: get}
+        placement: {policy: block, ranks_per_node: 1}
+        """)
+    xml = compile_platform(load_platform(path), tmp_path / "c", 2).platform_xml.read_text()
+    assert sorted(re.findall(r'<host id="([^"]+)"', xml)) == ["n0.d0", "n0.d1", "n1.d0", "n1.d1"]

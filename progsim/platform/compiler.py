@@ -82,15 +82,18 @@ def _nic_of_domain(platform: Platform, domain: int) -> int | None:
     return 0 if platform.nics else None
 
 
-def platform_xml(platform: Platform) -> str:
+def platform_xml(platform: Platform, used_nodes: list[int] | None = None) -> str:
+    """The SimGrid XML of the platform: every switch and cable of its topology, and the nodes in `used_nodes`
+    (default: all), so that a small run on a huge machine compiles only what it uses."""
     node = platform.node
     graph = topology.build(platform.interconnect, platform.nodes)
+    nodes = range(platform.nodes) if used_nodes is None else sorted(set(used_nodes))
     xml = _Xml()
     xml.lines += ["<?xml version='1.0'?>", '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">',
                   f"<!-- {platform.name}: compiled by progsim from {platform.source.name}. -->"]
     xml.open("platform", version="4.1")
     xml.open("zone", id=platform.name, routing="DijkstraCache")
-    for i in range(platform.nodes):
+    for i in nodes:
         for d in range(node.numa_domains):
             domain = f"n{i}.d{d}"
             xml.open("zone", id=f"{domain}.zone", routing="Full")
@@ -123,7 +126,7 @@ def platform_xml(platform: Platform) -> str:
 
     link = platform.interconnect.link
     fabric = node.inter_socket if node.numa_domains > 1 else None  # validated: present when there are several
-    for i in range(platform.nodes):
+    for i in nodes:
         for d in range(node.numa_domains if fabric is not None else 0):
             # Each domain's port into the node's fabric: crossing between two domains takes two ports.
             assert fabric is not None
@@ -143,7 +146,7 @@ def platform_xml(platform: Platform) -> str:
             xml.leaf("link_ctn", id=link_id, direction=direction)
             xml.close("zoneRoute")
 
-    for i in range(platform.nodes):
+    for i in nodes:
         for d in range(node.numa_domains if node.numa_domains > 1 else 0):
             _route(xml, f"n{i}.d{d}", f"n{i}.fabric", [f"n{i}.d{d}.port"], zone=True,
                    gw_src=f"n{i}.d{d}.gw", gw_dst=f"n{i}.fabric.gw")
@@ -192,7 +195,8 @@ def compile_platform(platform: Platform, directory: Path, ranks: int | None = No
     hosts = placement(platform, ranks)
     directory.mkdir(parents=True, exist_ok=True)
     xml_path, hostfile, config_path = directory / "platform.xml", directory / "hostfile", directory / "engine.cfg"
-    xml_path.write_text(platform_xml(platform))
+    used = sorted({int(host.split(".")[0][1:]) for host in hosts})  # "n<i>.d<j>"
+    xml_path.write_text(platform_xml(platform, used))
     hostfile.write_text("\n".join(hosts) + "\n")
     config = engine_config(platform)
     config_path.write_text("\n".join(config) + "\n")
