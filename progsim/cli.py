@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import os
 import shutil
@@ -58,15 +59,28 @@ def compiled_cache(platform: Path, ranks: int) -> Path:
     return cache_root() / f"{platform.stem}-{ranks}-{digest}"
 
 
-def prepare_platform(platform: Path, ranks: int) -> Compiled:
+def prepare_platform(platform: Path, ranks: int, ranks_per_node: int | None = None) -> Compiled:
+    """A compiled folder as it is (its hostfile may place more ranks: the first ones are used, as smpirun does), or
+    a YAML platform compiled for `ranks`, with `ranks_per_node` overriding its placement."""
     if platform.is_dir():
         compiled = load_compiled(platform)
-        if compiled.ranks != ranks:
+        if compiled.ranks < ranks:
             raise InputError(f"{compiled.hostfile}: places {compiled.ranks} ranks but the trace has {ranks}")
+        if ranks_per_node is not None:
+            raise InputError(f"{platform}: --ranks-per-node applies to a platform YAML, not to a compiled folder")
         return compiled
     if not platform.is_file():
         raise InputError(f"{platform}: no such platform file or compiled folder")
-    return compile_platform(load_platform(platform), compiled_cache(platform, ranks), ranks)
+    model = load_platform(platform)
+    if ranks_per_node is not None:
+        if ranks_per_node < 1:
+            raise InputError(f"--ranks-per-node {ranks_per_node}: expected a positive number")
+        model = dataclasses.replace(model, placement=dataclasses.replace(model.placement,
+                                                                         ranks_per_node=ranks_per_node))
+    cache = compiled_cache(platform, ranks)
+    if ranks_per_node is not None:
+        cache = cache.with_name(f"{cache.name}-{ranks_per_node}pn")
+    return compile_platform(model, cache, ranks)
 
 
 def check_settings(settings: list[str]) -> None:
@@ -92,7 +106,7 @@ def command_replay(args: argparse.Namespace) -> int:
                   [trace, *files.files, *platform_inputs(platform)])
     ranks = files.ranks
     with tempfile.TemporaryDirectory(prefix="progsim-") as scratch:
-        compiled = prepare_platform(platform, ranks)
+        compiled = prepare_platform(platform, ranks, args.ranks_per_node)
         out = Path(args.out) if args.out else Path(scratch) / "results.json"
         settings = list(args.set)
         if not Path(args.platform).is_dir():
@@ -171,6 +185,8 @@ def get_parser() -> argparse.ArgumentParser:
     rp.add_argument("trace", help="SMPI time-independent trace: list file or shared trace file")
     rp.add_argument("--platform", required=True, help="platform YAML, or a folder compiled by 'platform compile'")
     rp.add_argument("--progress", required=True, choices=progress_mechanisms(), help="progress mechanism")
+    rp.add_argument("--ranks-per-node", type=int, metavar="N",
+                    help="place N ranks per node instead of the platform YAML's placement.ranks_per_node")
     rp.add_argument("--out", help="write results (JSON) here")
     rp.add_argument("--timeline", help="write every rank state change here (JSON lines)")
     rp.add_argument("--set", action="append", default=[], metavar="NAME:VALUE",

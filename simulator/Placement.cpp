@@ -40,9 +40,10 @@ mpi::Placement read_placement(const std::string& hostfile, int ranks)
     for (int i = 0; i < count; i++)
       listed.push_back(host);
   }
-  if (static_cast<int>(listed.size()) != ranks)
+  if (static_cast<int>(listed.size()) < ranks)
     throw InputError(hostfile + ": places " + std::to_string(listed.size()) + " ranks but the trace has " +
                      std::to_string(ranks) + " (one hostfile entry per rank is needed)");
+  listed.resize(ranks); // as smpirun: the first entries, when the hostfile has more
 
   mpi::Placement placement;
   placement.hosts = listed;

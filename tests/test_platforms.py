@@ -97,3 +97,23 @@ def test_only_the_nodes_a_placement_uses_are_compiled(tmp_path: Path) -> None:
         """)
     xml = compile_platform(load_platform(path), tmp_path / "c", 2).platform_xml.read_text()
     assert sorted(re.findall(r'<host id="([^"]+)"', xml)) == ["n0.d0", "n0.d1", "n1.d0", "n1.d1"]
+
+
+def test_a_larger_hostfile_is_accepted_and_ranks_per_node_overrides_the_placement(tmp_path: Path) -> None:
+    import json
+
+    from conftest import run_cli, write_ranks
+
+    trace = write_ranks(tmp_path, ["0 init\n0 send 1 0 8\n0 finalize", "1 init\n1 recv 0 0 8\n1 finalize"])
+    lima = str(REPOSITORY / "platforms" / "lima.yaml")
+    folder = tmp_path / "compiled"
+    assert run_cli("platform", "compile", lima, "-o", str(folder), "--ranks", "4").returncode == 0
+    out = tmp_path / "r.json"
+    done = run_cli("replay", str(trace), "--platform", str(folder), "--progress", "none", "--out", str(out))
+    assert done.returncode == 0, done.stderr  # as smpirun: the first two of the four hostfile entries
+    hosts = [line for line in (folder / "hostfile").read_text().split()]
+    assert [r["host"] for r in json.loads(out.read_text())["ranks"]] == hosts[:2]
+    done = run_cli("replay", str(trace), "--platform", lima, "--progress", "none", "--ranks-per-node", "1",
+                   "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert [r["host"] for r in json.loads(out.read_text())["ranks"]] == ["n0.d0", "n1.d0"]
