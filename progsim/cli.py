@@ -170,6 +170,14 @@ def command_cache(args: argparse.Namespace) -> int:
     return 0
 
 
+def one_line(message: str, longest: int = 400) -> str:
+    """A message on one line, its middle cut when a quoted input makes it very long."""
+    text = message.splitlines()[0] if message else message
+    if len(text) > longest:
+        text = f"{text[:longest // 2]} [... {len(text) - longest} characters cut ...] {text[-longest // 2:]}"
+    return text
+
+
 def get_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="progsim", description="Replay SMPI time-independent traces with explicit MPI progression.",
@@ -233,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.run(args)
     except (InputError, FileNotFoundError) as error:
-        print(f"progsim: error: {error}", file=sys.stderr)
+        print(f"progsim: error: {one_line(str(error))}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
 

@@ -41,6 +41,17 @@ int usage(const char* program)
   return kBadInput;
 }
 
+/** One line for a bad input: the message, its middle cut when a quoted input line makes it very long. */
+void report_error(const std::string& message)
+{
+  constexpr size_t kLongest = 400;
+  std::string text = message.substr(0, message.find('\n'));
+  if (text.size() > kLongest)
+    text = text.substr(0, kLongest / 2) + " [... " + std::to_string(text.size() - kLongest) + " characters cut ...] " +
+           text.substr(text.size() - kLongest / 2);
+  std::cerr << "progsim: error: " << text << "\n";
+}
+
 void remove_stale(const std::string& path)
 {
   if (not path.empty())
@@ -117,7 +128,7 @@ int main(int argc, char** argv)
   try {
     check_options(argc, argv);
   } catch (const std::exception& error) {
-    std::cerr << "progsim: error: " << error.what() << "\n";
+    report_error(error.what());
     return kBadInput;
   }
   if (argc == 3 && std::string(argv[1]) == "--inspect-trace") { // ranks and files, as a run would read them
@@ -127,7 +138,7 @@ int main(int argc, char** argv)
       for (auto const& rank : traces.ranks)
         std::cout << "file " << rank.file << "\n";
     } catch (const std::exception& error) {
-      std::cerr << "progsim: error: " << error.what() << "\n";
+      report_error(error.what());
       return kBadInput;
     }
     return 0;
@@ -165,7 +176,7 @@ int main(int argc, char** argv)
       }
     }
   } catch (const std::exception& error) {
-    std::cerr << "progsim: error: " << error.what() << "\n";
+    report_error(error.what());
     return kBadInput;
   }
   argc = engine_argc;
@@ -202,7 +213,7 @@ int main(int argc, char** argv)
     remove_stale(parameters.timeline);
     provenance = progsim::output::make_provenance(argc_before_engine, argv_copy.data(), inputs);
   } catch (const std::exception& error) {
-    std::cerr << "progsim: error: " << error.what() << "\n";
+    report_error(error.what());
     return kBadInput;
   }
 
@@ -211,7 +222,7 @@ int main(int argc, char** argv)
   try {
     placement = progsim::read_placement(hostfile, static_cast<int>(traces.rank_count()));
   } catch (const std::exception& error) {
-    std::cerr << "progsim: error: " << error.what() << "\n";
+    report_error(error.what());
     return kBadInput;
   }
 
@@ -240,7 +251,7 @@ int main(int argc, char** argv)
     XBT_VERB("%d ranks, progress '%s', platform %s", world.size(), std::string(world.progress().name()).c_str(),
              platform.c_str());
   } catch (const std::invalid_argument& error) {
-    std::cerr << "progsim: error: " << error.what() << "\n";
+    report_error(error.what());
     remove_stale(parameters.timeline.empty() ? "" : parameters.timeline + ".partial");
     return kBadInput;
   }
