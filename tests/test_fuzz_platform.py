@@ -8,9 +8,8 @@ The default suite runs a hundred examples (profile "progsim", a few seconds). sc
 PROGSIM_HYPOTHESIS_PROFILE=progsim-fuzz PROGSIM_FUZZ_SECONDS=600 python3 -m pytest tests/test_fuzz_platform.py
 runs every property in rounds until the time is spent and writes what it found to PROGSIM_FUZZ_REPORT.
 
-KNOWN_BUGS lists the loader bugs already reported, each with its reproducer as an @example that is expected to fail
-(strict: it fails the test once the bug is fixed, so that the entry goes). While listed, a random example that hits
-one of them is counted, not failed, so that the search goes on for new ones; PROGSIM_FUZZ_STRICT=1 fails on them too.
+The inputs that once made the loader raise something else are kept as @example regressions (run by the default
+suite; the long runs skip them and keep no example database, so that every round searches afresh).
 """
 
 from __future__ import annotations
@@ -21,65 +20,26 @@ import tempfile
 import time
 import traceback
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
-from hypothesis.database import DirectoryBasedExampleDatabase
 
 from conftest import REPOSITORY
 from progsim.errors import InputError
 from progsim.platform.model import Platform, load_platform
 
 FUZZ_SECONDS = float(os.environ.get("PROGSIM_FUZZ_SECONDS", "0"))
-STRICT = os.environ.get("PROGSIM_FUZZ_STRICT", "") not in ("", "0")
 
 settings.register_profile("progsim", max_examples=100, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-settings.register_profile("progsim-fuzz", max_examples=500, deadline=None, print_blob=True,
-                          suppress_health_check=list(HealthCheck),
-                          database=DirectoryBasedExampleDatabase(
-                              os.environ.get("PROGSIM_FUZZ_DATABASE", str(REPOSITORY / "build-fuzz" / "hypothesis"))))
+settings.register_profile("progsim-fuzz", max_examples=500, deadline=None, print_blob=True, database=None,
+                          phases=[Phase.generate, Phase.shrink], suppress_health_check=list(HealthCheck))
 settings.load_profile(os.environ.get("PROGSIM_HYPOTHESIS_PROFILE", "progsim"))
 
-# ---------------------------------------------------------------- loader bugs already reported
-
-
-def _frames(error: BaseException) -> list[traceback.FrameSummary]:
-    return list(traceback.extract_tb(error.__traceback__))
-
-
-def _in(frames: list[traceback.FrameSummary], file_suffix: str, function: str | None = None) -> bool:
-    return any(f.filename.replace(os.sep, "/").endswith(file_suffix) and (function is None or f.name == function)
-               for f in frames)
-
-
-# (name, what goes wrong, does this exception come from it)
-KNOWN_BUGS: list[tuple[str, str, Callable[[BaseException], bool]]] = [
-    ("yaml-constructor",
-     "a key or value whose YAML tag cannot be constructed (!!float abc, !!int abc, !!bool maybe, !!timestamp abc, "
-     "!!python/name:x, a merge key '<<', an integer of more than 4300 digits) escapes as the constructor's own "
-     "exception (ValueError, KeyError, AttributeError, yaml.constructor.ConstructorError): yamlsource._Walk.value "
-     "catches only yaml.YAMLError around a value's safe_load, and nothing around a key's",
-     lambda e: _in(_frames(e), "yaml/constructor.py") and _in(_frames(e), "progsim/platform/yamlsource.py", "value")),
-    ("float-overflow",
-     "an integer too large for a float where a number is expected (core_speed: 1 and 400 zeros) escapes as "
-     "OverflowError from model.parse_quantity (float(value)), which _Reader.number does not catch",
-     lambda e: isinstance(e, OverflowError) and _in(_frames(e), "progsim/platform/model.py", "parse_quantity")),
-]
-
 EXAMPLES_SEEN: dict[str, int] = {"examples": 0, "platforms": 0, "input-errors": 0}
-KNOWN_SEEN: dict[str, int] = {}
-
-
-def known_bug(error: BaseException) -> str | None:
-    for name, _, matches in KNOWN_BUGS:
-        if matches(error):
-            return name
-    return None
-
 
 # ---------------------------------------------------------------- the property
 
@@ -90,7 +50,7 @@ def folder() -> Any:
         yield Path(name)
 
 
-def check(folder: Path, document: bytes, strict: bool) -> None:
+def check(folder: Path, document: bytes) -> None:
     """load_platform on `document` returns a Platform or raises InputError (with a message naming the file)."""
     path = folder / "platform.yaml"
     path.write_bytes(document)
@@ -100,12 +60,6 @@ def check(folder: Path, document: bytes, strict: bool) -> None:
     except InputError as error:
         EXAMPLES_SEEN["input-errors"] += 1
         assert str(path) in str(error), f"InputError that does not name the file: {error}"
-        return
-    except Exception as error:  # anything else is a loader bug
-        name = known_bug(error)
-        if name is None or strict or STRICT:
-            raise
-        KNOWN_SEEN[name] = KNOWN_SEEN.get(name, 0) + 1
         return
     EXAMPLES_SEEN["platforms"] += 1
     assert isinstance(result, Platform)
@@ -279,37 +233,35 @@ documents = st.one_of(structured_variations(), structured_variations(), text_edi
 def test_the_base_platforms_load(folder: Path) -> None:
     """The documents the fuzzing starts from are valid, so that a variation tests one change at a time."""
     for text in BASE_TEXTS:
-        check(folder, text.encode(), strict=True)
+        check(folder, text.encode())
     assert EXAMPLES_SEEN["platforms"] >= len(BASE_TEXTS)
 
 
-@given(document=documents, strict=st.just(False))
-@example(document=b"name: x\nnodes: 1\n", strict=True)
-@example(document=b"\xff\xfe\x00", strict=True)
-@example(document=b"a: &a [*a]\n", strict=True)
-@example(document=b"a: &a {b: *a}\nname: x\n", strict=True)
-@example(document=b"[" * 200 + b"]" * 200, strict=True)
+LAPTOP = (REPOSITORY / "platforms" / "laptop-2core.yaml").read_bytes()
+
+
+@given(document=documents)
+@example(document=b"name: x\nnodes: 1\n")
+@example(document=b"\xff\xfe\x00")
+@example(document=b"a: &a [*a]\n")
+@example(document=b"a: &a {b: *a}\nname: x\n")
+@example(document=b"[" * 200 + b"]" * 200)
 @example(document=b"a: &a [1, 2]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b]\n"
                   b"d: &d [*c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d]\n"
-                  b"f: &f [*e, *e, *e, *e, *e, *e, *e, *e]\ng: [*f, *f, *f, *f, *f, *f, *f, *f]\n", strict=True)
-# Reported loader bugs (KNOWN_BUGS), found by this test: each fails the way it is listed until it is fixed.
-@example(document=(REPOSITORY / "platforms" / "laptop-2core.yaml").read_bytes().replace(
-    b"core_speed: 8.32e+10", b"core_speed: 1" + b"0" * 400), strict=True).xfail(
-    raises=OverflowError, reason="float-overflow: reported, progsim/platform/model.py parse_quantity")
-@example(document=b"name: !!float abc\n", strict=True).xfail(
-    raises=ValueError, reason="yaml-constructor: reported, progsim/platform/yamlsource.py _Walk.value")
-@example(document=b"name: !!timestamp abc\n", strict=True).xfail(
-    raises=AttributeError, reason="yaml-constructor: reported, progsim/platform/yamlsource.py _Walk.value")
-@example(document=b"name: !!bool maybe\n", strict=True).xfail(
-    raises=KeyError, reason="yaml-constructor: reported, progsim/platform/yamlsource.py _Walk.value")
-@example(document=b"!!python/name:os.system x: 1\n", strict=True).xfail(
-    raises=yaml.YAMLError, reason="yaml-constructor: reported, progsim/platform/yamlsource.py _Walk.value")
-@example(document=b"<<: {name: x}\n", strict=True).xfail(
-    raises=yaml.YAMLError, reason="yaml-constructor: reported, progsim/platform/yamlsource.py _Walk.value")
-@example(document=b"nodes: " + b"9" * 5000 + b"\n", strict=True).xfail(
-    raises=ValueError, reason="yaml-constructor: reported, progsim/platform/yamlsource.py _Walk.value")
-def test_load_platform_returns_a_platform_or_raises_input_error(folder: Path, document: bytes, strict: bool) -> None:
-    check(folder, document, strict)
+                  b"f: &f [*e, *e, *e, *e, *e, *e, *e, *e]\ng: [*f, *f, *f, *f, *f, *f, *f, *f]\n")
+# Found by this test: each raised another exception than InputError.
+@example(document=LAPTOP.replace(b"core_speed: 8.32e+10", b"core_speed: 1" + b"0" * 400))  # OverflowError
+@example(document=LAPTOP.replace(b"eager_threshold: 65536", b"eager_threshold: " + b"9" * 400))  # OverflowError
+@example(document=b"name: !!float abc\n")  # ValueError
+@example(document=b"name: !!int abc\n")  # ValueError
+@example(document=b"name: !!timestamp abc\n")  # AttributeError
+@example(document=b"name: !!bool maybe\n")  # KeyError
+@example(document=b"!!python/name:os.system x: 1\n")  # yaml ConstructorError, from a key
+@example(document=b"!!float abc: 1\n")  # ValueError, from a key
+@example(document=b"<<: {name: x}\n")  # yaml ConstructorError: merge key
+@example(document=b"nodes: " + b"9" * 5000 + b"\n")  # ValueError: more than 4300 digits
+def test_load_platform_returns_a_platform_or_raises_input_error(folder: Path, document: bytes) -> None:
+    check(folder, document)
 
 
 if FUZZ_SECONDS > 0:
@@ -317,23 +269,26 @@ if FUZZ_SECONDS > 0:
         """scripts/fuzz.sh: rounds of the property (each a new random seed) until PROGSIM_FUZZ_SECONDS are spent."""
         report = Path(os.environ.get("PROGSIM_FUZZ_REPORT", str(REPOSITORY / "build-fuzz" / "hypothesis-report.txt")))
         report.parent.mkdir(parents=True, exist_ok=True)
-        failures: list[str] = []
+        failures: dict[str, list[str]] = {}  # by kind (the exception's last line): every report
         start = time.monotonic()
         rounds = 0
         while time.monotonic() - start < FUZZ_SECONDS:
             rounds += 1
             try:
                 test_load_platform_returns_a_platform_or_raises_input_error(folder)
-            except Exception as error:  # a new loader bug: Hypothesis shrank it and noted the falsifying example
-                failures.append("".join(traceback.format_exception(error)))
+            except Exception as error:  # a loader bug: Hypothesis shrank it and noted the falsifying example
+                kind = traceback.format_exception_only(error)[-1].strip()[:200]
+                failures.setdefault(kind, []).append("".join(traceback.format_exception(error)))
         elapsed = time.monotonic() - start
         lines = [f"Hypothesis fuzzing of load_platform: {elapsed:.0f} s, {rounds} rounds, "
                  f"{EXAMPLES_SEEN['examples']} documents loaded ({EXAMPLES_SEEN['platforms']} platforms, "
                  f"{EXAMPLES_SEEN['input-errors']} InputErrors)"]
-        for name, count in sorted(KNOWN_SEEN.items()):
-            lines.append(f"known bug {name} (already reported): hit {count} times")
-        lines.append(f"new failures: {len(failures)}")
-        lines += failures
+        lines.append(f"failures: {sum(len(f) for f in failures.values())} in {len(failures)} kind(s)")
+        for kind, reports in failures.items():
+            lines.append(f"failure ({len(reports)} rounds): {kind}")
+        summary = len(lines)
+        for kind, reports in failures.items():
+            lines += ["", f"==== {kind}", reports[0]]
         report.write_text("\n".join(lines) + "\n")
-        print("\n".join(lines[:3 + len(KNOWN_SEEN)]))
-        assert not failures, f"{len(failures)} new loader failures, see {report}"
+        print("\n".join(lines[:summary]))
+        assert not failures, f"loader failures of {len(failures)} kind(s), see {report}"
