@@ -104,7 +104,10 @@ def parse_quantity(value: Any, unit: str | None = None) -> float:
     if isinstance(value, bool):
         raise ValueError("a boolean is not a number")
     if isinstance(value, (int, float)):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:
+            raise ValueError(f"{str(value)[:20]}... is too large a number") from None
     if isinstance(value, str):
         match = _QUANTITY.match(value)
         if match:

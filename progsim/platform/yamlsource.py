@@ -60,7 +60,7 @@ class _Walk:
             for key_node, value_node in node.value:
                 if not isinstance(key_node, yaml.ScalarNode):
                     raise self.error(key_node, f"{path or '(top)'}: a key must be a plain word")
-                key = str(yaml.safe_load(yaml.serialize(key_node)))
+                key = str(self.scalar(key_node, path))
                 child = f"{path}.{key}" if path else key
                 if key in result:
                     raise self.error(key_node, f"duplicate key '{child}'")
@@ -72,11 +72,16 @@ class _Walk:
             items = [self.value(item, f"{path}[{i}]", depth + 1) for i, item in enumerate(node.value)]
             self.open.discard(id(node))
             return items
+        return self.scalar(node, path)
+
+    def scalar(self, node: yaml.Node, path: str) -> Any:
+        """A plain value; a tag that cannot build it (!!float abc, !!python/..., a merge key, an integer of
+        thousands of digits) is bad input, whatever the YAML library raises."""
         try:
             return yaml.safe_load(yaml.serialize(node))
-        except yaml.YAMLError as error:
-            raise self.error(node, f"{path or '(top)'}: not a valid value: {getattr(error, 'problem', error)}") \
-                from None
+        except (yaml.YAMLError, ValueError, KeyError, AttributeError, TypeError, OverflowError) as error:
+            problem = getattr(error, "problem", None) or str(error).splitlines()[0][:120]
+            raise self.error(node, f"{path or '(top)'}: not a valid value: {problem}") from None
 
 
 def read_text(path: Path, what: str = "file") -> str:
