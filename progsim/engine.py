@@ -19,13 +19,15 @@ REPOSITORY = Path(__file__).resolve().parent.parent
 
 
 def engine_binary() -> Path:
-    """The engine built by `make setup` (build/progsim-engine), or $PROGSIM_ENGINE."""
+    """$PROGSIM_ENGINE, else the engine built in this source tree (build/progsim-engine), else the one `make setup`
+    installed on the PATH (what a `pip install .` of the package finds)."""
     candidates = [os.environ.get("PROGSIM_ENGINE", ""), str(REPOSITORY / "build" / "progsim-engine"),
                   shutil.which("progsim-engine") or ""]
     for candidate in candidates:
         if candidate and Path(candidate).is_file():
             return Path(candidate)
-    raise FileNotFoundError("progsim-engine is not built: run 'make setup' first (or set PROGSIM_ENGINE)")
+    raise FileNotFoundError("progsim-engine is not found: run 'make setup' in the progsim source tree (it builds "
+                            "the engine and installs it on the PATH), or set PROGSIM_ENGINE")
 
 
 def progress_mechanisms() -> tuple[str, ...]:

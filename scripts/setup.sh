@@ -27,3 +27,10 @@ fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build
+
+# The engine also goes on the PATH, so that a `progsim` installed with `pip install .` (which holds no build)
+# finds it from any folder; the build in this tree still comes first when progsim runs from here.
+BIN_DIR=/usr/local/bin
+[ -w "$BIN_DIR" ] || BIN_DIR="$HOME/.local/bin"
+mkdir -p "$BIN_DIR"
+install -m 755 build/progsim-engine "$BIN_DIR/progsim-engine"

@@ -117,3 +117,20 @@ def test_a_larger_hostfile_is_accepted_and_ranks_per_node_overrides_the_placemen
                    "--out", str(out))
     assert done.returncode == 0, done.stderr
     assert [r["host"] for r in json.loads(out.read_text())["ranks"]] == ["n0.d0", "n1.d0"]
+
+
+def test_an_installed_package_finds_the_engine_on_the_path(tmp_path: Path) -> None:
+    # A copy of the package with no build beside it, run from another folder: it finds the engine make setup
+    # installed on the PATH.
+    import shutil
+    import subprocess
+    import sys
+
+    shutil.copytree(REPOSITORY / "progsim", tmp_path / "site" / "progsim")
+    engine = shutil.which("progsim-engine")
+    assert engine, "make setup installs progsim-engine on the PATH"
+    done = subprocess.run([sys.executable, "-m", "progsim", "parameters"], capture_output=True, text=True,
+                          cwd=tmp_path, env={"PATH": str(Path(engine).parent) + ":/usr/bin:/bin",
+                                             "PYTHONPATH": str(tmp_path / "site"), "HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert "eager-threshold" in done.stdout
