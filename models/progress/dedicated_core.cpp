@@ -31,9 +31,8 @@ public:
     double step = work.cpu_seconds > 0 ? step_cost_ : 0;
     if (step > 0)
       sg4::this_actor::sleep_for(step);
-    endpoint.world().copy(endpoint.host(), work.copy_bytes, false);
+    endpoint.copy(work.copy_bytes, false);
     endpoint.add_step_seconds(step);
-    endpoint.add_copy_seconds(endpoint.world().copy_seconds(work.copy_bytes));
   }
 
 private:

@@ -48,9 +48,8 @@ public:
   void execute(mpi::Endpoint& endpoint, const mpi::StepWork& work) override
   {
     run_on_core(endpoint, work.cpu_seconds);
-    endpoint.world().copy(endpoint.host(), work.copy_bytes, not parameters_.thread_spare_core);
+    endpoint.copy(work.copy_bytes, not parameters_.thread_spare_core);
     endpoint.add_step_seconds(work.cpu_seconds);
-    endpoint.add_copy_seconds(endpoint.world().copy_seconds(work.copy_bytes));
   }
 
 protected:

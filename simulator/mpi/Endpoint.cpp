@@ -68,8 +68,13 @@ void Endpoint::spend(double cpu_seconds, int64_t copy_bytes)
 {
   if (cpu_seconds > 0)
     world_.spend_cpu(host_, cpu_seconds);
-  world_.copy(host_, copy_bytes, true);
-  copy_seconds_ += world_.copy_seconds(copy_bytes);
+  copy(copy_bytes, true);
+}
+
+void Endpoint::copy(int64_t bytes, bool shared_core)
+{
+  world_.copy(host_, bytes, shared_core);
+  copy_seconds_ += world_.copy_seconds(bytes);
 }
 
 namespace {
@@ -209,7 +214,8 @@ RequestPtr Endpoint::post_receive(int source, int tag, int64_t bytes, Context co
     // Matching an unexpected message is a step of the rank's own; an eager one is copied out of its buffer.
     bool eager = envelope->protocol == Protocol::Eager;
     StepWork work{world_.progress().costs().step_overhead, eager ? envelope->bytes : 0};
-    run_step(own_runner_, eager ? Step::Envelope : Step::RequestToSend, work, [this, &receive, &envelope]() { on_matched(receive, *envelope); });
+    run_step(own_runner_, eager ? Step::Envelope : Step::RequestToSend, work,
+             [this, &receive, &envelope]() { on_matched(receive, *envelope); });
   }
   return receive;
 }

@@ -100,7 +100,8 @@ public:
   double step_seconds() const { return step_seconds_; }
   double copy_seconds() const { return copy_seconds_; }
   void add_step_seconds(double seconds) { step_seconds_ += seconds; }
-  void add_copy_seconds(double seconds) { copy_seconds_ += seconds; }
+  /** Copies `bytes` on this rank's host, in the calling actor (World::copy), and counts its CPU time. */
+  void copy(int64_t bytes, bool shared_core);
 
 private:
   using Callback = std::function<void()>;
