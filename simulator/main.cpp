@@ -14,13 +14,14 @@
 #include "output/ResultWriter.hpp"
 #include "output/TimelineWriter.hpp"
 #include "mpi/ProgressModel.hpp"
-#include "trace/TraceSet.hpp"
+#include "trace/TraceSource.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 #include <xbt/config.hpp>
 #include <xbt/log.h>
 
 #include <filesystem>
+#include <optional>
 #include <map>
 #include <iostream>
 
@@ -133,10 +134,11 @@ int main(int argc, char** argv)
   }
   if (argc == 3 && std::string(argv[1]) == "--inspect-trace") { // ranks and files, as a run would read them
     try {
-      auto traces = progsim::trace::read_traces(argv[2]);
+      progsim::trace::TraceSource traces(argv[2]);
       std::cout << "ranks " << traces.rank_count() << "\n";
-      for (auto const& rank : traces.ranks)
-        std::cout << "file " << rank.file << "\n";
+      std::cout << "actions " << traces.action_count() << "\n";
+      for (int rank = 0; rank < traces.rank_count(); rank++)
+        std::cout << "file " << traces.file(rank) << "\n";
     } catch (const std::exception& error) {
       report_error(error.what());
       return kBadInput;
@@ -195,19 +197,19 @@ int main(int argc, char** argv)
 
   progsim::Parameters parameters;
   std::unique_ptr<progsim::models::progress::ProgressModel> progress;
-  progsim::trace::TraceSet traces;
+  std::optional<progsim::trace::TraceSource> traces;
   progsim::output::Provenance provenance;
   try {
     parameters = progsim::Parameters::from_flags();
     progress   = progsim::models::progress::make_progress_model(parameters);
-    traces     = progsim::trace::read_traces(trace);
+    traces.emplace(trace); // every line checked here, before time 0
     if (not std::filesystem::is_regular_file(platform))
       throw progsim::InputError(platform + ": no such platform file");
     std::vector<std::pair<std::string, std::string>> inputs = {
         {"platform", platform}, {"hostfile", hostfile}, {"trace", trace}};
-    for (auto const& rank : traces.ranks)
-      if (rank.file != trace && (inputs.back().second != rank.file))
-        inputs.emplace_back("rank trace", rank.file);
+    for (int rank = 0; rank < traces->rank_count(); rank++)
+      if (traces->file(rank) != trace && (inputs.back().second != traces->file(rank)))
+        inputs.emplace_back("rank trace", traces->file(rank));
     check_outputs({{"progsim/out", parameters.out}, {"progsim/timeline", parameters.timeline}}, inputs);
     remove_stale(parameters.out);
     remove_stale(parameters.timeline);
@@ -220,13 +222,13 @@ int main(int argc, char** argv)
   engine.load_platform(platform);
   progsim::mpi::Placement placement;
   try {
-    placement = progsim::read_placement(hostfile, static_cast<int>(traces.rank_count()));
+    placement = progsim::read_placement(hostfile, traces->rank_count());
   } catch (const std::exception& error) {
     report_error(error.what());
     return kBadInput;
   }
 
-  progsim::mpi::World world(parameters, std::move(traces), std::move(placement), std::move(progress),
+  progsim::mpi::World world(parameters, std::move(*traces), std::move(placement), std::move(progress),
                             progsim::models::protocol::make_protocols(),
                             progsim::models::collectives::smpi_default::make_collectives());
   std::unique_ptr<progsim::output::TimelineWriter> timeline;

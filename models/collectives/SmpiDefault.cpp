@@ -1,6 +1,6 @@
 #include "collectives/SmpiDefault.hpp"
 #include "collectives/ScheduleRecorder.hpp"
-#include "trace/TraceSet.hpp"
+#include "trace/Action.hpp"
 
 #include <numeric>
 #include <stdexcept>
@@ -316,7 +316,7 @@ using trace::ActionType;
 
 class SmpiDefaultCollectives : public mpi::CollectiveAlgorithms {
 public:
-  mpi::Schedule schedule(const trace::Action& a, int rank, int size, const trace::TraceSet& traces) const override
+  mpi::Schedule schedule(const trace::Action& a, int rank, int size, const trace::CountPool& counts) const override
   {
     ScheduleRecorder recorder(rank, size);
     switch (a.type) {
@@ -336,28 +336,28 @@ public:
         alltoall(recorder, a.bytes, a.bytes2);
         break;
       case ActionType::AllToAllV:
-        alltoallv(recorder, traces.vector_at(a.vector), traces.vector_at(a.vector2));
+        alltoallv(recorder, counts.data() + a.vector, counts.data() + a.vector2);
         break;
       case ActionType::Gather:
         gather(recorder, a.bytes, a.bytes2, a.root);
         break;
       case ActionType::GatherV:
-        gatherv(recorder, a.bytes, traces.vector_at(a.vector), a.root);
+        gatherv(recorder, a.bytes, counts.data() + a.vector, a.root);
         break;
       case ActionType::Scatter:
         scatter(recorder, a.bytes, a.bytes2, a.root);
         break;
       case ActionType::ScatterV:
-        scatterv(recorder, traces.vector_at(a.vector), a.bytes2, a.root);
+        scatterv(recorder, counts.data() + a.vector, a.bytes2, a.root);
         break;
       case ActionType::AllGather:
         allgather(recorder, a.bytes, a.bytes2);
         break;
       case ActionType::AllGatherV:
-        allgatherv(recorder, a.bytes, traces.vector_at(a.vector));
+        allgatherv(recorder, a.bytes, counts.data() + a.vector);
         break;
       case ActionType::ReduceScatter:
-        reduce_scatter(recorder, traces.vector_at(a.vector), a.bytes2);
+        reduce_scatter(recorder, counts.data() + a.vector, a.bytes2);
         break;
       case ActionType::Scan:
       case ActionType::ExScan:

@@ -25,11 +25,11 @@ bool is_mpi_call(ActionType type)
 
 void Rank::operator()()
 {
-  auto const& actions = world_.traces().ranks[rank_].actions;
-  RankRecord& record  = world_.record(rank_);
-  for (size_t i = 0; i < actions.size(); i++) {
-    record.action_index = i;
-    const Action& action = actions[i];
+  trace::ActionStream& actions = world_.actions(rank_);
+  RankRecord& record           = world_.record(rank_);
+  while (const Action* next = read_next(actions)) {
+    record.action        = *next;
+    const Action& action = *next; // valid until the stream is read again
     XBT_VERB("rank %d: %s (line %u)", rank_, std::string(trace::action_name(action.type)).c_str(), action.line);
     const double start   = sg4::Engine::get_clock();
     if (is_mpi_call(action.type)) {
@@ -44,7 +44,7 @@ void Rank::operator()()
     record.actions_done++;
   }
   // Like SMPI's replay, wait for the requests the trace left behind.
-  record.action_index = actions.size();
+  record.trace_done   = true;
   const double start  = sg4::Engine::get_clock();
   world_.set_activity(rank_, Activity::InMpi);
   for (auto const& request : store_.take_all())
@@ -55,6 +55,15 @@ void Rank::operator()()
   record.end_time = sg4::Engine::get_clock();
   world_.set_activity(rank_, Activity::Finished);
   world_.rank_finished(rank_);
+}
+
+const Action* Rank::read_next(trace::ActionStream& actions)
+{
+  try {
+    return actions.next();
+  } catch (const trace::TraceError& error) {
+    world_.unreadable_trace(error.what());
+  }
 }
 
 void Rank::pay_call()
@@ -184,7 +193,7 @@ void Rank::run(const Action& a)
 void Rank::run_collective(const Action& a)
 {
   world_.enter_collective(rank_, a);
-  CollectiveRequest collective(endpoint_, world_.collectives().schedule(a, rank_, world_.size(), world_.traces()));
+  CollectiveRequest collective(endpoint_, world_.collectives().schedule(a, rank_, world_.size(), world_.actions(rank_).counts()));
   collective.start();
   while (not collective.complete()) {
     for (auto const& request : collective.pending())

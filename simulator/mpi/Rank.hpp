@@ -14,6 +14,8 @@ public:
 private:
   /** Blocks until `request` completes (a blocked rank, as timelines and deadlock reports see it). */
   void wait(const RequestPtr& request);
+  /** The next action of the trace, or null at its end. */
+  const trace::Action* read_next(trace::ActionStream& actions);
   void run(const trace::Action& action);
   void run_collective(const trace::Action& action);
   RequestPtr post(bool is_send, int peer, int tag, int64_t bytes, Context context);

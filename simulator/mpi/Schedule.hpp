@@ -1,13 +1,10 @@
 /* A collective operation as data: the rounds of point-to-point transfers one rank takes part in. */
 #pragma once
 
+#include "trace/Action.hpp"
+
 #include <cstdint>
 #include <vector>
-
-namespace progsim::trace {
-struct Action;
-class TraceSet;
-} // namespace progsim::trace
 
 namespace progsim::mpi {
 
@@ -33,7 +30,8 @@ struct Schedule {
 class CollectiveAlgorithms {
 public:
   virtual ~CollectiveAlgorithms() = default;
-  virtual Schedule schedule(const trace::Action& action, int rank, int size, const trace::TraceSet& traces) const = 0;
+  /** `counts` holds the per-peer byte vectors that a v-collective's action points to. */
+  virtual Schedule schedule(const trace::Action& action, int rank, int size, const trace::CountPool& counts) const = 0;
 };
 
 } // namespace progsim::mpi

@@ -41,21 +41,22 @@ std::string_view activity_name(Activity activity)
   return "?";
 }
 
-World::World(Parameters parameters, trace::TraceSet traces, Placement placement,
+World::World(Parameters parameters, trace::TraceSource traces, Placement placement,
              std::unique_ptr<models::progress::ProgressModel> progress, std::unique_ptr<ProtocolTable> protocols,
              std::unique_ptr<CollectiveAlgorithms> collectives)
     : parameters_(std::move(parameters))
     , traces_(std::move(traces))
+    , streams_(traces_.streams())
     , placement_(std::move(placement))
     , progress_(std::move(progress))
     , protocols_(std::move(protocols))
     , collectives_(std::move(collectives))
-    , records_(traces_.rank_count())
+    , records_(streams_.size())
 {
-  endpoints_.reserve(traces_.rank_count());
-  for (size_t rank = 0; rank < traces_.rank_count(); rank++)
+  endpoints_.reserve(streams_.size());
+  for (size_t rank = 0; rank < streams_.size(); rank++)
     endpoints_.push_back(nullptr);
-  for (size_t rank = 0; rank < traces_.rank_count(); rank++)
+  for (size_t rank = 0; rank < streams_.size(); rank++)
     endpoints_[rank] = std::make_unique<Endpoint>(*this, static_cast<int>(rank), placement_.hosts[rank]);
 }
 
@@ -201,13 +202,13 @@ void World::enter_collective(int rank, const trace::Action& action)
   if (collectives_entered_.empty())
     collectives_entered_.assign(size(), 0);
   uint64_t sequence = collectives_entered_[rank]++;
-  auto [it, first] = collective_calls_.try_emplace(sequence, CollectiveCall{&action, rank, 0});
-  const trace::Action& expected = *it->second.action;
+  auto [it, first] = collective_calls_.try_emplace(sequence, CollectiveCall{action, rank, 0});
+  const trace::Action& expected = it->second.action;
   if (not first && (expected.type != action.type || (rooted(action.type) && expected.root != action.root) ||
                     common_size(expected) != common_size(action))) {
-    auto const& other = traces_.ranks[it->second.rank];
+    const std::string& other_file = traces_.file(it->second.rank);
     invalid_mpi(rank, "collective #" + std::to_string(sequence + 1) + " is " + describe(action) + " here but " +
-                          describe(expected) + " on rank " + std::to_string(it->second.rank) + " (" + other.file +
+                          describe(expected) + " on rank " + std::to_string(it->second.rank) + " (" + other_file +
                           ":" + std::to_string(expected.line) + ")");
   }
   if (++it->second.arrived == size())
@@ -216,16 +217,24 @@ void World::enter_collective(int rank, const trace::Action& action)
 
 void World::invalid_mpi(int rank, const std::string& what) const
 {
-  auto const& trace  = traces_.ranks[rank];
-  size_t index       = records_[rank].action_index;
-  std::string where  = trace.file;
-  if (index < trace.actions.size())
-    where += ":" + std::to_string(trace.actions[index].line) + " ('" +
-             std::string(trace::action_name(trace.actions[index].type)) + "')";
+  const RankRecord& record = records_[rank];
+  std::string where        = traces_.file(rank);
+  if (not record.trace_done)
+    where += ":" + std::to_string(record.action.line) + " ('" + std::string(trace::action_name(record.action.type)) +
+             "')";
   std::cerr << "progsim: error: " << where << ": rank " << rank << ": " << what << "\n" << std::flush;
   if (on_invalid_mpi)
     on_invalid_mpi();
   std::abort(); // unreachable with main's handler, which leaves the process
+}
+
+void World::unreadable_trace(const std::string& what) const
+{
+  std::cerr << "progsim: error: " << what << " (the trace changed since it was checked before the run)\n"
+            << std::flush;
+  if (on_invalid_mpi)
+    on_invalid_mpi();
+  std::abort();
 }
 
 std::string World::leftovers_report() const
@@ -249,11 +258,10 @@ std::string World::deadlock_report() const
     const RankRecord& record = records_[rank];
     if (record.activity == Activity::Finished)
       continue;
-    auto const& trace = traces_.ranks[rank];
     out << "  rank " << rank << " (" << host_of(rank)->get_name() << ") is " << activity_name(record.activity);
-    if (record.action_index < trace.actions.size()) {
-      auto const& action = trace.actions[record.action_index];
-      out << " in '" << trace::action_name(action.type) << "' at " << trace.file << ":" << action.line;
+    if (not record.trace_done) {
+      out << " in '" << trace::action_name(record.action.type) << "' at " << traces_.file(rank) << ":"
+          << record.action.line;
     } else {
       out << " waiting for the requests its trace left pending";
     }

@@ -6,7 +6,7 @@
 #include "mpi/MessageProtocol.hpp"
 #include "mpi/ProgressModel.hpp"
 #include "mpi/Schedule.hpp"
-#include "trace/TraceSet.hpp"
+#include "trace/TraceSource.hpp"
 
 #include <simgrid/s4u/Host.hpp>
 #include <xbt/signal.hpp>
@@ -30,7 +30,8 @@ bool holds_a_core(Activity activity);
 /** Per-rank accounting, filled while the rank runs. */
 struct RankRecord {
   Activity activity        = Activity::Starting;
-  size_t action_index      = 0;     // the action being run
+  trace::Action action;             // the action being run (a copy: the trace's stream moves on)
+  bool trace_done          = false; // every action run: waiting for what the trace left pending
   double end_time          = 0;
   double compute_seconds   = 0;     // in compute, sleep, and the extra flops of reductions
   double mpi_seconds       = 0;     // inside MPI calls (including blocked time)
@@ -63,13 +64,15 @@ struct Placement {
 
 class World {
 public:
-  World(Parameters parameters, trace::TraceSet traces, Placement placement,
+  World(Parameters parameters, trace::TraceSource traces, Placement placement,
         std::unique_ptr<models::progress::ProgressModel> progress, std::unique_ptr<ProtocolTable> protocols,
         std::unique_ptr<CollectiveAlgorithms> collectives);
 
   int size() const { return static_cast<int>(endpoints_.size()); }
   const Parameters& parameters() const { return parameters_; }
-  const trace::TraceSet& traces() const { return traces_; }
+  const trace::TraceSource& traces() const { return traces_; }
+  /** The actions of `rank`, read as it runs them. */
+  trace::ActionStream& actions(int rank) { return *streams_[rank]; }
   models::progress::ProgressModel& progress() { return *progress_; }
   const models::progress::ProgressModel& progress() const { return *progress_; }
   const CollectiveAlgorithms& collectives() const { return *collectives_; }
@@ -143,6 +146,9 @@ public:
    * run with the bad-input status).
    */
   [[noreturn]] void invalid_mpi(int rank, const std::string& what) const;
+  /** A trace file that cannot be read any more while the run goes on (changed or removed since the check): the run
+   * ends as for invalid MPI, with the reader's message. */
+  [[noreturn]] void unreadable_trace(const std::string& what) const;
   /** Rank `rank` enters its next collective, `action`: every rank must call the same collectives in the same order,
    * with the same root and (where MPI requires it) the same size; a mismatch is invalid MPI. */
   void enter_collective(int rank, const trace::Action& action);
@@ -161,7 +167,8 @@ private:
   std::string waiting_cycle() const;
 
   Parameters parameters_;
-  trace::TraceSet traces_;
+  trace::TraceSource traces_;
+  std::vector<std::unique_ptr<trace::ActionStream>> streams_;
   Placement placement_;
   std::unique_ptr<models::progress::ProgressModel> progress_;
   std::unique_ptr<ProtocolTable> protocols_;
@@ -173,7 +180,7 @@ private:
   std::unordered_set<const simgrid::s4u::Host*> memory_buses_; // hosts whose platform routes copies through a bus
   std::map<int, Endpoint*> polling_;
   struct CollectiveCall {
-    const trace::Action* action; // as the first rank to reach it called it
+    trace::Action action; // as the first rank to reach it called it
     int rank;
     int arrived;
   };

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 namespace progsim::trace {
 
@@ -70,8 +71,11 @@ struct Action {
   int64_t bytes   = 0;
   int64_t bytes2  = 0;
   double flops    = 0.0;
-  uint32_t vector  = 0;    // offset of a per-rank byte vector in the TraceSet pool
+  uint32_t vector  = 0;    // offset of a per-rank byte vector in the CountPool of the action's reader
   uint32_t vector2 = 0;
 };
+
+/** The per-peer byte vectors of v-collectives, which actions address by offset (Action::vector, vector2). */
+using CountPool = std::vector<int64_t>;
 
 } // namespace progsim::trace

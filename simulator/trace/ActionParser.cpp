@@ -1,5 +1,6 @@
 #include "trace/ActionParser.hpp"
 #include "trace/Datatype.hpp"
+#include "trace/TraceError.hpp"
 
 #include <boost/algorithm/string/join.hpp>
 #include <charconv>
@@ -19,6 +20,13 @@ constexpr int32_t kAnySourceInTrace = -555; // SMPI's MPI_ANY_SOURCE
 std::vector<std::string_view> split_words(std::string_view line)
 {
   std::vector<std::string_view> words;
+  split_words(line, words);
+  return words;
+}
+
+void split_words(std::string_view line, std::vector<std::string_view>& words)
+{
+  words.clear();
   size_t pos = 0;
   while (pos < line.size()) {
     while (pos < line.size() && std::isspace(static_cast<unsigned char>(line[pos])))
@@ -29,7 +37,6 @@ std::vector<std::string_view> split_words(std::string_view line)
     if (pos > start)
       words.emplace_back(line.substr(start, pos - start));
   }
-  return words;
 }
 
 namespace {
@@ -205,17 +212,17 @@ private:
 namespace {
 
 /** Appends a vector of `n` counts starting at word `first`, scaled by `type_size`, to the pool. */
-uint32_t pool_counts(const LineParser& p, size_t first, int n, int type_size, TraceSet& into)
+uint32_t pool_counts(const LineParser& p, size_t first, int n, int type_size, CountPool& into)
 {
-  if (into.pool.size() > std::numeric_limits<uint32_t>::max())
+  if (into.size() > std::numeric_limits<uint32_t>::max())
     p.fail("more v-collective counts than a trace can hold (2^32)");
-  auto offset = static_cast<uint32_t>(into.pool.size());
+  auto offset = static_cast<uint32_t>(into.size());
   for (int i = 0; i < n; i++)
-    into.pool.push_back(p.bytes(first + i, "count", type_size));
+    into.push_back(p.bytes(first + i, "count", type_size));
   return offset;
 }
 
-Action parse_arguments(const LineParser& p, ActionType type, int world, int& default_type_size, TraceSet& into)
+Action parse_arguments(const LineParser& p, ActionType type, int world, int& default_type_size, CountPool& into)
 {
   Action a;
   a.type = type;
@@ -348,12 +355,42 @@ Action parse_arguments(const LineParser& p, ActionType type, int world, int& def
 } // namespace
 
 Action parse_action(const std::string& file, uint32_t line, const std::vector<std::string_view>& words,
-                    ActionType type, int world_size, int& default_type_size, TraceSet& into)
+                    ActionType type, int world_size, int& default_type_size, CountPool& into)
 {
   LineParser parser(file, line, words, type, world_size, default_type_size);
   Action action = parse_arguments(parser, type, world_size, default_type_size, into);
   action.line   = line;
   return action;
+}
+
+bool parse_line(std::string_view line, const std::string& file, uint32_t number, int rank, int world_size,
+                int& default_type_size, CountPool& counts, Action& out)
+{
+  if (is_blank_or_comment(line))
+    return false;
+  thread_local std::vector<std::string_view> words; // one line at a time: no allocation per line
+  split_words(line, words);
+  ActionType type;
+  if (words.size() < 2 || not action_from_name(words[1], type)) {
+    std::ostringstream msg;
+    msg << file << ":" << number << ": ";
+    if (words.size() < 2)
+      msg << "a line needs '<rank> <action> [arguments]'";
+    else
+      msg << "unknown action '" << words[1] << "' (SimGrid 3.32's replay knows: init finalize comm_size comm_split "
+          << "comm_dup send isend recv irecv test sendRecv wait waitall barrier bcast reduce allreduce alltoall "
+          << "alltoallv gather scatter gatherv scatterv allgather allgatherv reducescatter scan exscan compute sleep "
+          << "location)";
+    msg << " in '" << line << "'";
+    throw TraceError(msg.str());
+  }
+  int32_t line_rank = -1;
+  auto [end, error] = std::from_chars(words[0].data(), words[0].data() + words[0].size(), line_rank);
+  if (error != std::errc() || end != words[0].data() + words[0].size() || line_rank != rank)
+    throw TraceError(file + ":" + std::to_string(number) + ": line starts with '" + std::string(words[0]) +
+                     "' but this trace belongs to rank " + std::to_string(rank) + " in '" + std::string(line) + "'");
+  out = parse_action(file, number, words, type, world_size, default_type_size, counts);
+  return type != ActionType::Location; // a source position: no time, nothing to replay
 }
 
 bool is_blank_or_comment(std::string_view line)

@@ -56,7 +56,7 @@ TEST(Schedule, AnAllreduceIsALinearReduceThenABinomialBroadcast)
   Action allreduce;
   allreduce.type  = ActionType::AllReduce;
   allreduce.bytes = 8;
-  progsim::trace::TraceSet traces;
+  progsim::trace::CountPool traces;
   auto algorithms = coll::make_collectives();
   EXPECT_EQ(describe(algorithms->schedule(allreduce, 0, 4, traces)), "R1 R2 R3 | S2 | S1");
   EXPECT_EQ(describe(algorithms->schedule(allreduce, 3, 4, traces)), "S0 | R2");
@@ -67,7 +67,7 @@ TEST(Schedule, ANonCollectiveActionHasNoSchedule)
 {
   Action send;
   send.type = ActionType::Send;
-  progsim::trace::TraceSet traces;
+  progsim::trace::CountPool traces;
   EXPECT_THROW(coll::make_collectives()->schedule(send, 0, 2, traces), std::logic_error);
 }
 

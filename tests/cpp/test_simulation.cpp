@@ -8,7 +8,7 @@
 #include "collectives/SmpiDefault.hpp"
 #include "mpi/World.hpp"
 #include "protocol/Protocols.hpp"
-#include "trace/TraceSet.hpp"
+#include "trace/TraceSource.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 
@@ -70,7 +70,7 @@ int simulate(const std::string& progress, double expected_sender, double expecte
     sg4::Engine engine(&argc, argv.data());
     engine.load_platform((dir / "platform.xml").string());
     auto parameters = progsim::Parameters::from_flags();
-    auto traces     = progsim::trace::read_traces((dir / "list.txt").string());
+    progsim::trace::TraceSource traces((dir / "list.txt").string());
     auto placement  = progsim::read_placement((dir / "hostfile").string(), 2);
     progsim::mpi::World world(parameters, std::move(traces), std::move(placement),
                               progsim::models::progress::make_progress_model(parameters),

@@ -143,7 +143,7 @@ void lines_alone(std::string_view text)
       if (words.size() < 2 || not action_from_name(words[1], type))
         continue;
       try {
-        Action a = parse_action(kFile, number, words, type, world, default_type_size, set);
+        Action a = parse_action(kFile, number, words, type, world, default_type_size, set.pool);
         if (a.line != number)
           bug("action line " + std::to_string(a.line) + " for line " + std::to_string(number), text);
         check_action(a, world, set, text);
