@@ -17,9 +17,9 @@ namespace {
 constexpr int32_t kMostRanks = 1 << 20;
 
 // Parsed actions held per rank between two reads. The replay holds one chunk per rank, so the chunk shrinks as the
-// world grows: about 32 MiB of actions in all, and never fewer than 16 actions a read.
-constexpr size_t kActionBudget   = (32u << 20) / sizeof(Action);
-constexpr size_t kMostPerChunk   = 4096;
+// world grows: about 8 MiB of actions in all, at most 256 (14 KiB) and never fewer than 16 actions a read.
+constexpr size_t kActionBudget   = (8u << 20) / sizeof(Action);
+constexpr size_t kMostPerChunk   = 256;
 constexpr size_t kFewestPerChunk = 16;
 // The check reads each file once from start to end: large blocks.
 constexpr size_t kCheckBlock = 1u << 20;
@@ -47,7 +47,7 @@ size_t open_file_budget()
     getrlimit(RLIMIT_NOFILE, &limit);
   }
   // Leave room for SimGrid, the outputs and the standard streams.
-  return limit.rlim_cur > 512 ? static_cast<size_t>(limit.rlim_cur) - 256 : 256;
+  return limit.rlim_cur > 512 ? static_cast<size_t>(limit.rlim_cur) - 256 : static_cast<size_t>(limit.rlim_cur) / 2;
 }
 
 /** The rank a line of a shared trace starts with (checked against the bound). */

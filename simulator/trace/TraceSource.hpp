@@ -45,7 +45,7 @@ public:
   uint64_t action_count() const { return actions_; }
   /**
    * The actions of each rank from its first one, one stream per rank. `chunk`: the actions a per-rank file's stream
-   * parses at a time (0: sized so that every rank's chunk together stays near 32 MiB).
+   * parses at a time (0: sized so that every rank's chunk together stays near 8 MiB).
    */
   std::vector<std::unique_ptr<ActionStream>> streams(size_t chunk = 0) const;
 
