@@ -7,8 +7,6 @@ Run from anywhere: `python3 scripts/benchmark_apps.py --help`.
 from __future__ import annotations
 
 import argparse
-import gzip
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -24,12 +22,12 @@ for folder in (REPOSITORY, SCRIPTS):
 
 from benchmark import (SMPI, Measure, Progress, best_of, engine_command, fmt, parse_engine,  # noqa: E402
                        parse_smpi, platform_yaml, print_table, run_timed, smpi_command)
+from progsim.captures import REAL_TRACES, captures, listed_files, plain_copy  # noqa: E402
 from progsim.engine import engine_binary, progress_mechanisms  # noqa: E402
 from progsim.platform import compile_platform, load_platform  # noqa: E402
 
 DEFAULT_MECHANISMS = ("ideal", "none", "thread", "dedicated-core", "offload")
 CHECK_TOLERANCE = 0.01  # ideal's simulated time must equal SMPI's within 1 %
-REAL_TRACES = REPOSITORY / "validation" / "real"
 
 DESCRIPTION = f"""\
 Measures wall time and peak memory of progsim-engine under each progress mechanism and of stock SMPI replay
@@ -46,27 +44,8 @@ predicts SMPI's simulated time within {CHECK_TOLERANCE:.0%}; the exit status is 
 """
 
 
-def captures(arguments: Sequence[Path]) -> list[Path]:
-    if arguments:
-        return [Path(a) for a in arguments]
-    return sorted(p.parent for p in REAL_TRACES.glob("*/trace_list.txt"))
-
-
-def plain_copy(capture: Path, into: Path) -> tuple[Path, int]:
-    """Decompresses a capture's per-rank files into `into`; returns the list (absolute paths) and the rank count."""
-    into.mkdir(parents=True, exist_ok=True)
-    entries = [line.strip() for line in (capture / "trace_list.txt").read_text().splitlines() if line.strip()]
-    names = []
-    for rank, entry in enumerate(entries):
-        source = capture / entry
-        target = into / f"rank-{rank}.txt"
-        opener = gzip.open if source.suffix == ".gz" else open
-        with opener(source, "rb") as reader, open(target, "wb") as writer:
-            shutil.copyfileobj(reader, writer)
-        names.append(str(target))
-    listing = into / "trace_list.txt"
-    listing.write_text("\n".join(names) + "\n")
-    return listing, len(entries)
+def capture_folders(arguments: Sequence[Path]) -> list[Path]:
+    return [Path(a) for a in arguments] if arguments else captures()
 
 
 def action_count(listing: Path) -> int:
@@ -96,7 +75,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if not Path("/usr/bin/time").is_file():
         print("benchmark_apps.py: /usr/bin/time is needed (apt-get install time)", file=sys.stderr)
         return 2
-    folders = captures(args.traces)
+    folders = capture_folders(args.traces)
     if not folders:
         print(f"benchmark_apps.py: no capture found under {REAL_TRACES}", file=sys.stderr)
         return 2
@@ -110,7 +89,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             name = capture.name
             workdir = Path(temporary) / name
             start = time.perf_counter()
-            listing, ranks = plain_copy(capture, workdir / "trace")
+            listing = plain_copy(capture, workdir / "trace")
+            ranks = len(listed_files(capture))
             actions = action_count(listing)
             source = args.platform
             if source is None:
