@@ -1,0 +1,91 @@
+"""Real application traces (validation/real/, captured with smpicc + smpirun -trace-ti from Debian source packages
+by scripts/capture_apps.sh) under every mechanism on three shipped platforms.
+
+Expected values: `ideal` must give stock SMPI's simulated time (smpirun -replay on the same platform, run here;
+tolerances of tests/test_smpi_crosscheck.py: 1 % point-to-point, 2 % with collectives), and `none` can only lose
+time against perfect progression with the same eager protocol: stock SMPI run with `smpi/async-small-thresh` set to
+the platform's eager threshold (messages below it are pushed to the receiver as soon as they are sent, as an eager
+protocol does). `none` may beat `ideal` itself: SMPI's default (async-small-thresh 0, which `ideal` reproduces)
+starts a small message's transfer only once its receive is posted, so a receiver pays a latency that a real eager
+protocol hides. `none` progresses only inside its ranks' MPI calls and adds copies and protocol steps. Every mechanism must complete (no deadlock, no invalid MPI) on every capture.
+The 16-rank captures run in the default suite; the 64-rank ones with --run-slow (make test-slow).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from conftest import REPOSITORY
+from progsim.captures import captures, listed_files, plain_copy, provenance
+from progsim.engine import DEFAULT_MECHANISMS, replay, smpi_replay_time
+from progsim.platform import compile_platform, load_platform
+from progsim.platform.model import PlacementSpec
+
+TOLERANCE = 0.02  # with collectives (every capture here has some)
+PLATFORMS = [
+    ("bora", 8),             # flat: one switch; 64 KiB eager over the NIC (PSM2), 16 KB in shared memory
+    ("lima", 8),             # InfiniBand fat tree
+    ("blue-waters-xe6", 16), # Gemini torus with Cray MPT's 8 KiB eager threshold
+]
+CAPTURES = captures()
+
+
+def test_the_captures_are_shipped() -> None:
+    # Three applications at 16 and 64 ranks at least: nothing below is skipped because a capture is missing.
+    names = {c.name for c in CAPTURES}
+    apps = {name.rsplit("-", 1)[0] for name in names}
+    assert len(apps) >= 3, names
+    for app in apps:
+        assert {f"{app}-16", f"{app}-64"} <= names, names
+    for capture in CAPTURES:
+        data = provenance(capture)
+        assert data["ranks"] == len(listed_files(capture))
+        assert all(f.is_file() for f in listed_files(capture))
+
+
+def capture_params() -> list:
+    params = []
+    for capture in CAPTURES:
+        ranks = len(listed_files(capture))
+        for platform_name, per_node in PLATFORMS:
+            marks = [pytest.mark.slow] if ranks > 16 else []
+            params.append(pytest.param(capture, platform_name, per_node, marks=marks,
+                                       id=f"{capture.name}-{platform_name}"))
+    return params
+
+
+def compiled_for(tmp_path: Path, platform_name: str, ranks: int, per_node: int):
+    platform = load_platform(REPOSITORY / "platforms" / f"{platform_name}.yaml")
+    platform = dataclasses.replace(platform, placement=PlacementSpec("block", per_node))
+    return compile_platform(platform, tmp_path / "platform", ranks)
+
+
+@pytest.mark.parametrize("capture,platform_name,per_node", capture_params())
+def test_every_mechanism_replays_the_capture(tmp_path: Path, capture: Path, platform_name: str,
+                                             per_node: int) -> None:
+    ranks = len(listed_files(capture))
+    compiled = compiled_for(tmp_path, platform_name, ranks, per_node)
+    trace = capture / "trace_list.txt"  # gzip-compressed files, read as they are
+    times = {}
+    for mechanism in DEFAULT_MECHANISMS:
+        run = replay(trace, compiled, mechanism, tmp_path / f"{mechanism}.json")
+        assert run.returncode == 0, f"{mechanism}: {run.stderr[-3000:]}"
+        assert run.results is not None
+        assert all(r["end_time"] > 0 for r in run.results["ranks"]), mechanism
+        times[mechanism] = run.results["simulated_time"]
+    plain = plain_copy(capture, tmp_path / "plain")
+    reference = smpi_replay_time(plain, compiled)
+    assert times["ideal"] == pytest.approx(reference, rel=TOLERANCE), f"progsim {times['ideal']} s, smpirun {reference} s"
+    eager = eager_threshold(compiled)
+    perfect_eager = smpi_replay_time(plain, compiled, [f"--cfg=smpi/async-small-thresh:{eager}"])
+    assert times["none"] >= perfect_eager * (1 - 1e-6), (times, perfect_eager)
+
+
+def eager_threshold(compiled) -> int:
+    for option in compiled.engine_config:
+        if option.startswith("--cfg=progsim/eager-threshold:"):
+            return int(float(option.split(":", 1)[1]))
+    raise AssertionError(f"no eager threshold in {compiled.engine_config}")
