@@ -89,3 +89,26 @@ def eager_threshold(compiled) -> int:
         if option.startswith("--cfg=progsim/eager-threshold:"):
             return int(float(option.split(":", 1)[1]))
     raise AssertionError(f"no eager threshold in {compiled.engine_config}")
+
+
+FREE_LIBRARY = ["overhead-send:0", "overhead-recv:0", "overhead-step:0", "overhead-call:0", "copy-loads-bus:no",
+                "copy-bandwidth:1e30"]
+
+
+@pytest.mark.parametrize("capture", [c for c in CAPTURES if len(listed_files(c)) <= 16], ids=lambda c: c.name)
+def test_none_without_library_costs_is_perfect_eager_progression(tmp_path: Path, capture: Path) -> None:
+    # These applications block in their MPI calls whenever they need a message, so a message hardly ever waits for
+    # progression: `none` differs from perfect progression by what the library costs (posting overheads, protocol
+    # steps, copies). With those costs at zero, and one eager threshold in and between nodes, `none` must give what
+    # stock SMPI gives with perfect progression and eager push (smpi/async-small-thresh at that threshold). 1 %: a
+    # rendezvous still sends its control messages, which SMPI's single transfer does not.
+    compiled = compiled_for(tmp_path, "bora", len(listed_files(capture)), 8)
+    eager = eager_threshold(compiled)
+    free = replay(capture / "trace_list.txt", compiled, "none", tmp_path / "none.json",
+                  settings=[*FREE_LIBRARY, f"shm-eager-threshold:{eager}"])
+    assert free.returncode == 0, free.stderr
+    assert free.results is not None
+    assert all(r["copy_cpu_time"] < 1e-12 for r in free.results["ranks"])
+    reference = smpi_replay_time(plain_copy(capture, tmp_path / "plain"), compiled,
+                                 [f"--cfg=smpi/async-small-thresh:{eager}"])
+    assert free.results["simulated_time"] == pytest.approx(reference, rel=0.01)
