@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from conftest import REPOSITORY, write_platform, write_ranks
+from progsim.engine import engine_binary
 
 PLATFORM = """\
     name: streaming
@@ -125,3 +126,38 @@ def test_the_deadlock_report_names_each_rank_trace_line(tmp_path: Path) -> None:
     for r in range(2):
         assert f"in 'recv' at {tmp_path}/rank-{r}.txt:10002" in done.stderr, done.stderr
     assert not (tmp_path / "results.json").exists()
+
+
+def test_a_shared_file_written_by_smpirun_replays_as_the_per_rank_capture(tmp_path: Path) -> None:
+    # smpirun -trace-ti with tracing/smpi/format/ti-one-file writes every rank's lines into one file, in the order
+    # the ranks ran them: the shared-file reader on a real, interleaved file. The program and its arguments are those
+    # of the shipped per-rank capture validation/traces/halo2d-32k-64 (scripts/capture_traces.sh).
+    platform_dir = tmp_path / "plat"
+    emitted = subprocess.run(["bash", "scripts/capture_traces.sh", "--emit-platform", str(platform_dir)],
+                             cwd=REPOSITORY, capture_output=True, text=True)
+    assert emitted.returncode == 0, emitted.stderr
+    built = subprocess.run(["smpicc", "-O2", str(REPOSITORY / "validation/apps/halo2d.c"), "-o",
+                            str(tmp_path / "halo2d")], capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    captured = subprocess.run(["smpirun", "-np", "64", "-platform", str(platform_dir / "platform.xml"), "-hostfile",
+                               str(platform_dir / "hostfile"), "-trace-ti", "--cfg=tracing/filename:ti",
+                               "--cfg=tracing/smpi/format/ti-one-file:yes", "--cfg=smpi/simulate-computation:no",
+                               "./halo2d", "8", "8", "10", "32768", "5", "256"],
+                              cwd=tmp_path, capture_output=True, text=True)
+    assert captured.returncode == 0, captured.stderr[-2000:]
+    listing = tmp_path / "ti"  # a list of one entry: the shared file
+    shared = tmp_path / listing.read_text().split()[0]
+    first_ranks = [line.split()[0] for line in shared.read_text().splitlines()[:64]]
+    assert len(set(first_ranks)) > 1  # interleaved, not sorted by rank
+
+    def simulated(trace: Path, progress: str) -> float:
+        done = subprocess.run([str(engine_binary()), str(platform_dir / "platform.xml"), str(platform_dir / "hostfile"),
+                               str(trace), f"--cfg=progsim/progress:{progress}", "--log=root.thres:critical",
+                               f"--cfg=progsim/out:{tmp_path / 'r.json'}"], capture_output=True, text=True,
+                              cwd=REPOSITORY)
+        assert done.returncode == 0, done.stderr
+        return float(json.loads((tmp_path / "r.json").read_text())["simulated_time"])
+
+    per_rank = REPOSITORY / "validation/traces/halo2d-32k-64/trace_list.txt"
+    for progress in ("none", "thread", "ideal"):
+        assert simulated(listing, progress) == simulated(per_rank, progress), progress
