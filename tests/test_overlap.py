@@ -1,0 +1,72 @@
+"""The point-to-point overlap benchmark (progsim/overlap.py) and the metrics of Reynier 2022, section 4.1.
+
+Expected values: the metrics' definitions (eq. 4.1, 4.3, 4.4) on hand-made times, and, on a 2-node platform whose
+16 MiB transfer takes T_DATA (tests/analytic_platform.py), the behaviours the design notes measured on real
+libraries (../shared/design.md, "Protocols"): computation on the receiver serializes a rendezvous when only MPI calls
+progress it (r = 1); computation on the sender overlaps when the receiver pulls (rendezvous get), not when the
+sender must push (put); perfect progression (`ideal`) and a reserved core overlap (r = 0); MPI_Test calls inside the
+computation let the receiver start the pull early (r close to 1 / (tests + 1)).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from analytic_platform import BIG, SIMPLE_NETWORK, SPEED, T_DATA, platform
+from progsim.overlap import Cell, RankMetrics, computation_alone, measure, overlapped, summary
+from progsim.platform import compile_platform, load_platform
+
+BALANCED = SPEED * T_DATA  # flops that take as long as the transfer
+
+
+def test_the_metrics_are_the_thesis_formulas() -> None:
+    serialized = RankMetrics(rank=1, t_measured=3.0, t_comp_ref=2.0, t_comm_ref=1.0, t_comp=2.0, t_mpi=1.0)
+    assert serialized.overhead_ratio == 1.0  # t_comp_ref + t_comm_ref
+    assert serialized.computation_slowdown == 1.0 and serialized.communication_ratio == 1.0
+    perfect = RankMetrics(rank=1, t_measured=2.0, t_comp_ref=2.0, t_comm_ref=1.0, t_comp=2.0, t_mpi=0.0)
+    assert perfect.overhead_ratio == 0.0 and perfect.communication_ratio == 0.0
+    slowed = RankMetrics(rank=0, t_measured=4.0, t_comp_ref=2.0, t_comm_ref=1.0, t_comp=2.5, t_mpi=1.5)
+    assert slowed.overhead_ratio == 2.0 and slowed.computation_slowdown == 1.25
+    spread = summary([serialized, perfect, slowed])["overhead_ratio"]
+    assert (spread.median, spread.minimum, spread.maximum) == (1.0, 0.0, 2.0)
+
+
+def test_the_traces_compute_on_the_chosen_side_between_the_post_and_the_wait() -> None:
+    cell = Cell(message_bytes=1000, flops=300.0, side="receiver", tests=2)
+    sender, receiver = overlapped(cell)
+    assert sender == ["0 init", "0 isend 1 0 1000", "0 wait 0 1 0", "0 finalize"]
+    assert receiver == ["1 init", "1 irecv 0 0 1000", "1 compute 100", "1 test 0 1 0", "1 compute 100",
+                        "1 test 0 1 0", "1 compute 100", "1 wait 0 1 0", "1 finalize"]
+    assert computation_alone(Cell(1000, 300.0, "both")) == [["0 init", "0 compute 300", "0 finalize"],
+                                                            ["1 init", "1 compute 300", "1 finalize"]]
+    with pytest.raises(ValueError):
+        Cell(1000, 300.0, "nobody")
+
+
+def overhead(tmp_path: Path, progress: str, side: str, rendezvous: str = "get", tests: int = 0) -> float:
+    compiled = compile_platform(load_platform(platform(tmp_path, rendezvous=rendezvous)), tmp_path / "plat", 2)
+    metrics = measure(Cell(BIG, BALANCED, side, tests), compiled, progress, tmp_path / "runs", SIMPLE_NETWORK)
+    assert all(m.t_comm_ref == pytest.approx(T_DATA, rel=0.05) for m in metrics)
+    assert all(m.t_comp_ref == pytest.approx(T_DATA, rel=1e-6) for m in metrics)
+    return summary(metrics)["overhead_ratio"].median
+
+
+@pytest.mark.parametrize("progress,side,rendezvous,expected", [
+    ("ideal", "receiver", "get", 0.0),
+    ("ideal", "sender", "put", 0.0),
+    ("none", "receiver", "get", 1.0),        # serialized in every library
+    ("none", "sender", "get", 0.0),          # the receiver, blocked in its wait, pulls
+    ("none", "sender", "put", 1.0),          # the sender must push: nothing moves while it computes
+    ("dedicated-core", "receiver", "get", 0.0),
+])
+def test_overhead_ratio_of_a_balanced_16_mib_cell(tmp_path: Path, progress: str, side: str, rendezvous: str,
+                                                  expected: float) -> None:
+    assert overhead(tmp_path, progress, side, rendezvous) == pytest.approx(expected, abs=0.08)
+
+
+def test_tests_inside_the_computation_start_the_transfer_early(tmp_path: Path) -> None:
+    # The first MPI_Test, after 1/10 of the computation, answers the request-to-send: the pull runs on its own.
+    r = overhead(tmp_path, "none", "receiver", tests=9)
+    assert r == pytest.approx(0.1, abs=0.06)
