@@ -118,6 +118,67 @@ def command_replay(args: argparse.Namespace) -> int:
     return run.returncode
 
 
+def _quantities(text: str, unit: str, option: str) -> list[float]:
+    from progsim.platform.model import parse_quantity
+    try:
+        values = [parse_quantity(item.strip(), unit) for item in text.split(",") if item.strip()]
+    except ValueError as error:
+        raise InputError(f"{option} {text}: {error}") from None
+    if not values or any(v <= 0 for v in values):
+        raise InputError(f"{option} {text}: expected a comma-separated list of positive quantities")
+    return values
+
+
+def command_overlap(args: argparse.Namespace) -> int:
+    import csv
+
+    from progsim.overlap import Cell, ReplayFailed, measure, summary
+
+    check_settings(args.set)
+    platform = Path(args.platform)
+    if not platform.is_file():
+        raise InputError(f"{platform}: expected a platform YAML (its core speed turns computation times into flops)")
+    speed = load_platform(platform).node.core_speed
+    sizes = [int(v) for v in _quantities(args.sizes, "B", "--sizes")]
+    times = _quantities(args.compute, "s", "--compute")
+    if args.tests < 0:
+        raise InputError(f"--tests {args.tests}: expected 0 or more")
+    if args.csv:
+        check_outputs({"--csv": args.csv}, [platform])
+    header = ["mechanism", "side", "size_bytes", "compute_s", "tests", "overhead_ratio", "overhead_ratio_min",
+              "overhead_ratio_max", "computation_slowdown", "communication_ratio", "error"]
+    rows: list[list[str]] = []
+    cells = [(m, size, t) for m in args.progress for size in sizes for t in times]
+    failed = 0
+    with tempfile.TemporaryDirectory(prefix="progsim-overlap-") as scratch:
+        compiled = prepare_platform(platform, 2, args.ranks_per_node)
+        for number, (mechanism, size, seconds) in enumerate(cells, 1):
+            print(f"[{number}/{len(cells)}] {mechanism} {args.side} {size} B, {seconds:g} s", file=sys.stderr,
+                  flush=True)
+            cell = Cell(size, seconds * speed, args.side, args.tests)
+            try:
+                result = summary(measure(cell, compiled, mechanism, Path(scratch) / str(number), args.set))
+            except ReplayFailed as error:
+                failed += 1
+                rows.append([mechanism, args.side, str(size), f"{seconds:g}", str(args.tests), "", "", "", "", "",
+                             str(error).splitlines()[0]])
+                continue
+            r = result["overhead_ratio"]
+            rows.append([mechanism, args.side, str(size), f"{seconds:g}", str(args.tests), f"{r.median:.4f}",
+                         f"{r.minimum:.4f}", f"{r.maximum:.4f}", f"{result['computation_slowdown'].median:.4f}",
+                         f"{result['communication_ratio'].median:.4f}", ""])
+    widths = [max(len(header[i]), *(len(row[i]) for row in rows)) for i in range(len(header) - 1)]
+    print("  ".join(h.rjust(w) for h, w in zip(header, widths)))
+    for row in rows:
+        print("  ".join(c.rjust(w) for c, w in zip(row, widths)) + (f"  FAILED: {row[-1]}" if row[-1] else ""))
+    if args.csv:
+        with open(args.csv, "w", newline="") as out:
+            writer = csv.writer(out)
+            writer.writerow(header)
+            writer.writerows(rows)
+    return 1 if failed else 0
+
+
 def command_compile(args: argparse.Namespace) -> int:
     output = Path(args.output)
     if output.exists() and not output.is_dir():
@@ -204,6 +265,30 @@ def get_parser() -> argparse.ArgumentParser:
                                   "setting: --log progsim_protocol.thres:verbose explains every protocol step, "
                                   "progsim.thres:verbose opens all of progsim's categories")
     rp.set_defaults(run=command_replay)
+
+    ov = commands.add_parser(
+        "overlap", help="overlap benchmark: overhead ratio of isend/irecv + computation over sizes and times",
+        description="Runs the point-to-point overlap benchmark (Reynier 2022, section 4.1) on a 2-rank platform: for "
+                    "each mechanism, message size and computation time, rank 0 sends to rank 1 while SIDE computes "
+                    "(cut by --tests MPI_Test calls), then both wait. Three replays a cell (communication alone, "
+                    "computation alone, both) give the overhead ratio r = (t - max(comp, comm)) / min(comp, comm): "
+                    "0 is perfect overlap, 1 serialized, above 1 slower than serialized; the computation slowdown "
+                    "t_comp / t_comp_ref and the communication ratio (t_call + t_wait) / t_comm_ref diagnose why. "
+                    "Exit status 1 if a cell failed (the others still run).")
+    ov.add_argument("--platform", required=True, help="platform YAML (two ranks: see --ranks-per-node)")
+    ov.add_argument("--progress", nargs="+", default=["none"], choices=progress_mechanisms(), metavar="MECHANISM",
+                    help="mechanisms to compare (default: none)")
+    ov.add_argument("--side", default="receiver", choices=("sender", "receiver", "both"),
+                    help="the rank that computes while the message is in flight (default: receiver)")
+    ov.add_argument("--sizes", default="4KiB,64KiB,1MiB,16MiB", help="message sizes (default: 4KiB,64KiB,1MiB,16MiB)")
+    ov.add_argument("--compute", default="10us,100us,1ms,10ms",
+                    help="computation times, turned into flops at the platform's core speed (default: 10us,100us,1ms,10ms)")
+    ov.add_argument("--tests", type=int, default=0, help="MPI_Test calls spread through the computation (default 0)")
+    ov.add_argument("--ranks-per-node", type=int, metavar="N",
+                    help="1: the two ranks on two nodes (through the NIC); 2: on one node (shared memory)")
+    ov.add_argument("--set", action="append", default=[], metavar="NAME:VALUE", help="override a parameter")
+    ov.add_argument("--csv", help="also write the table here")
+    ov.set_defaults(run=command_overlap)
 
     sc = commands.add_parser("scenario", help="replay a scenario's trace under each of its progress mechanisms",
                              description="Runs a scenario YAML (platform, trace, mechanisms) and prints a table "

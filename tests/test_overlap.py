@@ -70,3 +70,33 @@ def test_tests_inside_the_computation_start_the_transfer_early(tmp_path: Path) -
     # The first MPI_Test, after 1/10 of the computation, answers the request-to-send: the pull runs on its own.
     r = overhead(tmp_path, "none", "receiver", tests=9)
     assert r == pytest.approx(0.1, abs=0.06)
+
+
+def test_the_overlap_command_writes_its_table(tmp_path: Path) -> None:
+    import csv
+
+    from conftest import run_cli
+
+    yaml = platform(tmp_path)
+    out = tmp_path / "cells.csv"
+    done = run_cli("overlap", "--platform", str(yaml), "--progress", "none", "ideal", "--sizes", "16MiB",
+                   "--compute", "1ms,10ms", "--set", "network/model:CM02", "--set", "network/crosstraffic:0",
+                   "--csv", str(out))
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(out.open()))
+    assert [(r["mechanism"], r["compute_s"]) for r in rows] == [("none", "0.001"), ("none", "0.01"),
+                                                               ("ideal", "0.001"), ("ideal", "0.01")]
+    ratios = {(r["mechanism"], r["compute_s"]): float(r["overhead_ratio"]) for r in rows}
+    # The receiver computes: serialized under none, overlapped under ideal (as in the balanced cells above).
+    assert ratios[("none", "0.001")] == pytest.approx(1.0, abs=0.08)
+    assert ratios[("none", "0.01")] == pytest.approx(1.0, abs=0.08)
+    assert ratios[("ideal", "0.001")] == pytest.approx(0.0, abs=0.08)
+    assert "overhead_ratio" in done.stdout
+
+
+def test_the_overlap_command_names_a_bad_size(tmp_path: Path) -> None:
+    from conftest import run_cli
+
+    done = run_cli("overlap", "--platform", str(platform(tmp_path)), "--sizes", "16MiB,lots")
+    assert done.returncode == 2
+    assert "--sizes 16MiB,lots" in done.stderr
