@@ -179,6 +179,22 @@ def command_overlap(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def command_plot(args: argparse.Namespace) -> int:
+    from progsim.plot import draw, read_cells
+
+    cells = Path(args.cells)
+    outputs = [Path(o) for o in args.out]
+    for output in outputs:
+        if output.suffix not in (".png", ".svg"):
+            raise InputError(f"--out {output}: expected a .png or .svg file")
+    check_outputs({"--out": str(o) for o in outputs}, [cells])
+    rows = read_cells(cells)
+    draw(rows, outputs, args.title or f"overhead ratio: {cells.stem}")
+    for output in outputs:
+        print(f"wrote {output}")
+    return 0
+
+
 def command_compile(args: argparse.Namespace) -> int:
     output = Path(args.output)
     if output.exists() and not output.is_dir():
@@ -289,6 +305,16 @@ def get_parser() -> argparse.ArgumentParser:
     ov.add_argument("--set", action="append", default=[], metavar="NAME:VALUE", help="override a parameter")
     ov.add_argument("--csv", help="also write the table here")
     ov.set_defaults(run=command_overlap)
+
+    pl = commands.add_parser(
+        "plot", help="draw the overlap heatmaps of a 'progsim overlap --csv' table",
+        description="Draws one heatmap per mechanism from the CSV of 'progsim overlap': message size against "
+                    "computation time, coloured by overhead ratio (green 0: overlapped, yellow 1: serialized, red 2 "
+                    "and above: slower than serialized), each cell labelled with its value.")
+    pl.add_argument("cells", help="CSV written by 'progsim overlap --csv'")
+    pl.add_argument("--out", nargs="+", required=True, help="image files to write (.png and/or .svg)")
+    pl.add_argument("--title", help="figure title (default: the CSV's name); say the platform and the library")
+    pl.set_defaults(run=command_plot)
 
     sc = commands.add_parser("scenario", help="replay a scenario's trace under each of its progress mechanisms",
                              description="Runs a scenario YAML (platform, trace, mechanisms) and prints a table "

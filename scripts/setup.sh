@@ -18,8 +18,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 PYTHON=${PYTHON:-python3}
-PY_PACKAGES=("PyYAML>=5.4" "pytest>=7" "mypy>=1.0" "types-PyYAML" "hypothesis>=6.62")
-if ! "$PYTHON" -c "import yaml, pytest, mypy, hypothesis; assert hypothesis.__version_info__ >= (6, 62)" 2>/dev/null; then
+PY_PACKAGES=("PyYAML>=5.4" "pytest>=7" "mypy>=1.0" "types-PyYAML" "hypothesis>=6.62" "matplotlib>=3.6")
+if ! "$PYTHON" -c "import yaml, pytest, mypy, hypothesis, matplotlib; assert hypothesis.__version_info__ >= (6, 62)" 2>/dev/null; then
   echo "setup: installing Python packages (${PY_PACKAGES[*]})"
   "$PYTHON" -m pip install --quiet "${PY_PACKAGES[@]}" 2>/dev/null \
     || "$PYTHON" -m pip install --quiet --break-system-packages "${PY_PACKAGES[@]}"

@@ -100,3 +100,23 @@ def test_the_overlap_command_names_a_bad_size(tmp_path: Path) -> None:
     done = run_cli("overlap", "--platform", str(platform(tmp_path)), "--sizes", "16MiB,lots")
     assert done.returncode == 2
     assert "--sizes 16MiB,lots" in done.stderr
+
+
+def test_the_plot_command_draws_png_and_svg(tmp_path: Path) -> None:
+    from conftest import run_cli
+
+    cells = tmp_path / "cells.csv"
+    cells.write_text("mechanism,side,size_bytes,compute_s,tests,overhead_ratio\n"
+                     "none,receiver,4096,0.001,0,0.98\nnone,receiver,16777216,0.001,0,1.02\n"
+                     "none,receiver,4096,0.01,0,0.5\nnone,receiver,16777216,0.01,0,\n"
+                     "ideal,receiver,4096,0.001,0,0\nideal,receiver,16777216,0.001,0,0\n")
+    png, svg = tmp_path / "heat.png", tmp_path / "heat.svg"
+    done = run_cli("plot", str(cells), "--out", str(png), str(svg), "--title", "test platform, receiver")
+    assert done.returncode == 0, done.stderr
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    text = svg.read_text()
+    for label in ("test platform, receiver", "none, receiver computes", "ideal, receiver computes", "16 MiB", "10 ms",
+                  "0.98", "failed"):  # the empty cell of a failed point is marked, not coloured
+        assert label in text, label
+    bad = run_cli("plot", str(tmp_path / "nothing.csv"), "--out", str(png))
+    assert bad.returncode == 2 and "nothing.csv" in bad.stderr
