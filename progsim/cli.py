@@ -16,12 +16,16 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from progsim import __version__
 from progsim.engine import inspect_trace, progress_mechanisms, replay
 from progsim.errors import InputError
 from progsim.outputs import check_outputs
 from progsim.platform import Compiled, compile_platform, load_compiled, load_platform
+
+if TYPE_CHECKING:
+    from progsim.overlap import Cell, References
 
 EXIT_BAD_INPUT = 2
 
@@ -129,10 +133,25 @@ def _quantities(text: str, unit: str, option: str) -> list[float]:
     return values
 
 
+def _overlap_job(job: str, cell: "Cell", compiled: Compiled, mechanism: str, folder: Path, settings: list[str],
+                 references: "References | None" = None) -> object:
+    """One replay of the overlap benchmark in a worker process: a reference, or a cell's metrics; an error's first
+    line instead when the replay fails."""
+    from progsim import overlap
+    try:
+        if job == "comm":
+            return overlap.communication_reference(cell, compiled, mechanism, folder, settings)
+        if job == "comp":
+            return overlap.computation_reference(cell, compiled, mechanism, folder, settings)
+        return overlap.summary(overlap.measure(cell, compiled, mechanism, folder, settings, references))
+    except overlap.ReplayFailed as error:
+        return str(error).splitlines()[0]
+
+
 def command_overlap(args: argparse.Namespace) -> int:
     import csv
 
-    from progsim.overlap import Cell, ReplayFailed, measure, summary
+    from progsim.overlap import Cell
 
     check_settings(args.set)
     platform = Path(args.platform)
@@ -147,26 +166,56 @@ def command_overlap(args: argparse.Namespace) -> int:
         check_outputs({"--csv": args.csv}, [platform])
     header = ["mechanism", "side", "size_bytes", "compute_s", "tests", "overhead_ratio", "overhead_ratio_min",
               "overhead_ratio_max", "computation_slowdown", "communication_ratio", "error"]
-    rows: list[list[str]] = []
     cells = [(m, size, t) for m in args.progress for size in sizes for t in times]
+    if args.jobs < 1:
+        raise InputError(f"--jobs {args.jobs}: expected 1 or more")
     failed = 0
     with tempfile.TemporaryDirectory(prefix="progsim-overlap-") as scratch:
         compiled = prepare_platform(platform, 2, args.ranks_per_node)
-        for number, (mechanism, size, seconds) in enumerate(cells, 1):
-            print(f"[{number}/{len(cells)}] {mechanism} {args.side} {size} B, {seconds:g} s", file=sys.stderr,
-                  flush=True)
-            cell = Cell(size, seconds * speed, args.side, args.tests)
-            try:
-                result = summary(measure(cell, compiled, mechanism, Path(scratch) / str(number), args.set))
-            except ReplayFailed as error:
-                failed += 1
-                rows.append([mechanism, args.side, str(size), f"{seconds:g}", str(args.tests), "", "", "", "", "",
-                             str(error).splitlines()[0]])
-                continue
-            r = result["overhead_ratio"]
-            rows.append([mechanism, args.side, str(size), f"{seconds:g}", str(args.tests), f"{r.median:.4f}",
-                         f"{r.minimum:.4f}", f"{r.maximum:.4f}", f"{result['computation_slowdown'].median:.4f}",
-                         f"{result['communication_ratio'].median:.4f}", ""])
+        from concurrent.futures import Future, ProcessPoolExecutor
+
+        from progsim.overlap import References
+
+        def cell(size: int, seconds: float) -> Cell:
+            return Cell(size, seconds * speed, args.side, args.tests)
+
+        folder = iter(Path(scratch) / str(n) for n in range(10 ** 9))  # each replay in its own folder
+        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+            # The references first: once per (mechanism, size) and (mechanism, computation time).
+            comm = {(m, size): pool.submit(_overlap_job, "comm", cell(size, times[0]), compiled, m, next(folder),
+                                           list(args.set)) for m in args.progress for size in sizes}
+            comp = {(m, t): pool.submit(_overlap_job, "comp", cell(sizes[0], t), compiled, m, next(folder),
+                                        list(args.set)) for m in args.progress for t in times}
+            futures: list[Future[object] | None] = []
+            for mechanism, size, seconds in cells:
+                a, b = comm[(mechanism, size)].result(), comp[(mechanism, seconds)].result()
+                if isinstance(a, str) or isinstance(b, str):
+                    futures.append(None)
+                    continue
+                assert isinstance(a, tuple) and isinstance(b, tuple)
+                futures.append(pool.submit(_overlap_job, "cell", cell(size, seconds), compiled, mechanism,
+                                           next(folder), list(args.set), References(a, b)))
+            results: list[object] = []
+            for number, (future, key) in enumerate(zip(futures, cells), 1):
+                mechanism, size, seconds = key
+                if future is None:
+                    a, b = comm[(mechanism, size)].result(), comp[(mechanism, seconds)].result()
+                    results.append(a if isinstance(a, str) else b)
+                else:
+                    results.append(future.result())
+                print(f"[{number}/{len(cells)}] {mechanism} {args.side} {size} B, {seconds:g} s", file=sys.stderr,
+                      flush=True)
+    rows: list[list[str]] = []
+    for (mechanism, size, seconds), result in zip(cells, results):
+        fields = [mechanism, args.side, str(size), f"{seconds:g}", str(args.tests)]
+        if isinstance(result, str):
+            failed += 1
+            rows.append([*fields, "", "", "", "", "", result])
+            continue
+        assert isinstance(result, dict)
+        r = result["overhead_ratio"]
+        rows.append([*fields, f"{r.median:.4f}", f"{r.minimum:.4f}", f"{r.maximum:.4f}",
+                     f"{result['computation_slowdown'].median:.4f}", f"{result['communication_ratio'].median:.4f}", ""])
     widths = [max(len(header[i]), *(len(row[i]) for row in rows)) for i in range(len(header) - 1)]
     print("  ".join(h.rjust(w) for h, w in zip(header, widths)))
     for row in rows:
@@ -304,6 +353,8 @@ def get_parser() -> argparse.ArgumentParser:
                     help="1: the two ranks on two nodes (through the NIC); 2: on one node (shared memory)")
     ov.add_argument("--set", action="append", default=[], metavar="NAME:VALUE", help="override a parameter")
     ov.add_argument("--csv", help="also write the table here")
+    ov.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                    help="cells replayed at once, in worker processes (default: one per core)")
     ov.set_defaults(run=command_overlap)
 
     pl = commands.add_parser(

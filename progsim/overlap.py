@@ -1,8 +1,8 @@
 """The point-to-point overlap benchmark as traces, and the metrics of Reynier's thesis (2022, section 4.1).
 
 One cell of a heatmap is a message size, a computation time and the side that computes (sender, receiver or both).
-It takes three replays of two ranks (the "three replays a cell" of the benchmark): the communication alone
-(isend/irecv, then wait), the computation alone, and both overlapped (isend/irecv, the computation, optionally cut
+It takes three replays of two ranks: the communication alone (isend/irecv, then wait; a grid needs it once per size),
+the computation alone (once per computation time), and both overlapped (isend/irecv, the computation, optionally cut
 by `tests` calls of MPI_Test, then wait). Per computing rank:
 
   overhead ratio      r = (t_measured - max(t_comp_ref, t_comm_ref)) / min(t_comp_ref, t_comm_ref)   (eq. 4.1)
@@ -115,14 +115,37 @@ def _ranks(lines: list[list[str]], name: str, compiled: Compiled, progress: str,
     return ranks
 
 
+@dataclass(frozen=True)
+class References:
+    """Per rank, the time of the communication alone (which depends only on the size) and of the computation alone
+    (only on the flops and the side): a grid shares them across its rows and columns."""
+
+    comm: tuple[float, float]
+    comp: tuple[float, float]
+
+
+def communication_reference(cell: Cell, compiled: Compiled, progress: str, workdir: Path,
+                            settings: Optional[list[str]] = None) -> tuple[float, float]:
+    ranks = _ranks(communication_alone(cell), "comm", compiled, progress, workdir, settings)
+    return ranks[0]["end_time"], ranks[1]["end_time"]
+
+
+def computation_reference(cell: Cell, compiled: Compiled, progress: str, workdir: Path,
+                          settings: Optional[list[str]] = None) -> tuple[float, float]:
+    ranks = _ranks(computation_alone(cell), "comp", compiled, progress, workdir, settings)
+    return ranks[0]["compute_time"], ranks[1]["compute_time"]
+
+
 def measure(cell: Cell, compiled: Compiled, progress: str, workdir: Path,
-            settings: Optional[list[str]] = None) -> list[RankMetrics]:
-    """Replays the cell's three traces on a platform compiled for 2 ranks; the metrics of each computing rank."""
-    comm = _ranks(communication_alone(cell), "comm", compiled, progress, workdir, settings)
-    comp = _ranks(computation_alone(cell), "comp", compiled, progress, workdir, settings)
+            settings: Optional[list[str]] = None, references: Optional[References] = None) -> list[RankMetrics]:
+    """Replays the cell's traces on a platform compiled for 2 ranks (the overlapped one, and the two references
+    unless given); the metrics of each computing rank."""
+    if references is None:
+        references = References(communication_reference(cell, compiled, progress, workdir, settings),
+                                computation_reference(cell, compiled, progress, workdir, settings))
     both = _ranks(overlapped(cell), "overlap", compiled, progress, workdir, settings)
-    return [RankMetrics(rank=r, t_measured=both[r]["end_time"], t_comp_ref=comp[r]["compute_time"],
-                        t_comm_ref=comm[r]["end_time"], t_comp=both[r]["compute_time"], t_mpi=both[r]["mpi_time"])
+    return [RankMetrics(rank=r, t_measured=both[r]["end_time"], t_comp_ref=references.comp[r],
+                        t_comm_ref=references.comm[r], t_comp=both[r]["compute_time"], t_mpi=both[r]["mpi_time"])
             for r in (0, 1) if cell.computes(r)]
 
 
