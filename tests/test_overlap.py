@@ -120,3 +120,20 @@ def test_the_plot_command_draws_png_and_svg(tmp_path: Path) -> None:
         assert label in text, label
     bad = run_cli("plot", str(tmp_path / "nothing.csv"), "--out", str(png))
     assert bad.returncode == 2 and "nothing.csv" in bad.stderr
+
+
+def test_a_failing_mechanism_is_listed_and_the_other_cells_still_run(tmp_path: Path) -> None:
+    import csv
+
+    from conftest import run_cli
+
+    # One core per node: dedicated-core cannot reserve one (bad input for every cell); none runs.
+    yaml = platform(tmp_path, cores=1)
+    out = tmp_path / "cells.csv"
+    done = run_cli("overlap", "--platform", str(yaml), "--progress", "dedicated-core", "none", "--sizes", "1MiB",
+                   "--compute", "1ms", "--csv", str(out))
+    assert done.returncode == 1
+    rows = {r["mechanism"]: r for r in csv.DictReader(out.open())}
+    assert rows["dedicated-core"]["overhead_ratio"] == "" and "failed" in rows["dedicated-core"]["error"]
+    assert rows["none"]["error"] == "" and float(rows["none"]["overhead_ratio"]) > 0.5
+    assert "FAILED" in done.stdout
