@@ -25,7 +25,7 @@ from progsim.outputs import check_outputs
 from progsim.platform import Compiled, compile_platform, load_compiled, load_platform
 
 if TYPE_CHECKING:
-    from progsim.overlap import Cell, References
+    from progsim.overlap import Cell, References  # noqa: F401
 
 EXIT_BAD_INPUT = 2
 
@@ -148,10 +148,33 @@ def _overlap_job(job: str, cell: "Cell", compiled: Compiled, mechanism: str, fol
         return str(error).splitlines()[0]
 
 
-def command_overlap(args: argparse.Namespace) -> int:
+OVERLAP_COLUMNS = ["mechanism", "side", "size_bytes", "compute_s", "tests", "overhead_ratio", "overhead_ratio_min",
+                   "overhead_ratio_max", "computation_slowdown", "communication_ratio", "error"]
+
+
+def _finished_rows(sources: list[Path]) -> dict[tuple[str, ...], list[str]]:
+    """The rows without error of earlier runs' tables (the final one, then the partial one), by cell."""
     import csv
 
-    from progsim.overlap import Cell
+    finished: dict[tuple[str, ...], list[str]] = {}
+    for source in sources:
+        if not source.is_file():
+            continue
+        with source.open(newline="") as handle:
+            reader = csv.reader(handle)
+            if next(reader, None) != OVERLAP_COLUMNS:
+                raise InputError(f"{source}: not a table of 'progsim overlap' (its header differs); cannot resume")
+            for row in reader:
+                if len(row) == len(OVERLAP_COLUMNS) and not row[-1]:
+                    finished[tuple(row[:5])] = row
+    return finished
+
+
+def command_overlap(args: argparse.Namespace) -> int:
+    import csv
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    from progsim.overlap import Cell, References
 
     check_settings(args.set)
     platform = Path(args.platform)
@@ -162,70 +185,84 @@ def command_overlap(args: argparse.Namespace) -> int:
     times = _quantities(args.compute, "s", "--compute")
     if args.tests < 0:
         raise InputError(f"--tests {args.tests}: expected 0 or more")
-    if args.csv:
-        check_outputs({"--csv": args.csv}, [platform])
-    header = ["mechanism", "side", "size_bytes", "compute_s", "tests", "overhead_ratio", "overhead_ratio_min",
-              "overhead_ratio_max", "computation_slowdown", "communication_ratio", "error"]
-    cells = [(m, size, t) for m in args.progress for size in sizes for t in times]
     if args.jobs < 1:
         raise InputError(f"--jobs {args.jobs}: expected 1 or more")
-    failed = 0
-    with tempfile.TemporaryDirectory(prefix="progsim-overlap-") as scratch:
-        compiled = prepare_platform(platform, 2, args.ranks_per_node)
-        from concurrent.futures import Future, ProcessPoolExecutor
+    if args.resume and not args.csv:
+        raise InputError("--resume needs --csv: the table an interrupted run left (and its .partial file)")
+    final = Path(args.csv) if args.csv else None
+    partial = Path(args.csv + ".partial") if args.csv else None
+    if final is not None and partial is not None:
+        check_outputs({"--csv": str(final), "--csv (while running)": str(partial)}, [platform])
 
-        from progsim.overlap import References
+    def key(mechanism: str, size: int, seconds: float) -> tuple[str, ...]:
+        return (mechanism, args.side, str(size), f"{seconds:g}", str(args.tests))
 
-        def cell(size: int, seconds: float) -> Cell:
-            return Cell(size, seconds * speed, args.side, args.tests)
+    def cell(size: int, seconds: float) -> Cell:
+        return Cell(size, seconds * speed, args.side, args.tests)
 
-        folder = iter(Path(scratch) / str(n) for n in range(10 ** 9))  # each replay in its own folder
-        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+    cells = [(m, size, t) for m in args.progress for size in sizes for t in times]
+    finished = _finished_rows([p for p in (final, partial) if p is not None]) if args.resume else {}
+    finished = {k: row for k, row in finished.items() if k in {key(*c) for c in cells}}
+    todo = [c for c in cells if key(*c) not in finished]
+    if finished:
+        print(f"resuming: {len(finished)} of {len(cells)} cells already done", file=sys.stderr, flush=True)
+    errors: dict[tuple[str, ...], list[str]] = {}
+    log = partial.open("w", newline="") if partial is not None else None
+    writer = csv.writer(log) if log is not None else None
+    if writer is not None:  # every finished cell, at once: an interrupted run loses none of them
+        writer.writerow(OVERLAP_COLUMNS)
+        writer.writerows(finished.values())
+    try:
+        with tempfile.TemporaryDirectory(prefix="progsim-overlap-") as scratch, \
+                ProcessPoolExecutor(max_workers=args.jobs) as pool:
+            compiled = prepare_platform(platform, 2, args.ranks_per_node)
+            folder = iter(Path(scratch) / str(n) for n in range(10 ** 9))  # each replay in its own folder
             # The references first: once per (mechanism, size) and (mechanism, computation time).
             comm = {(m, size): pool.submit(_overlap_job, "comm", cell(size, times[0]), compiled, m, next(folder),
-                                           list(args.set)) for m in args.progress for size in sizes}
+                                           list(args.set)) for m, size in {(m, size) for m, size, _ in todo}}
             comp = {(m, t): pool.submit(_overlap_job, "comp", cell(sizes[0], t), compiled, m, next(folder),
-                                        list(args.set)) for m in args.progress for t in times}
-            futures: list[Future[object] | None] = []
-            for mechanism, size, seconds in cells:
+                                        list(args.set)) for m, t in {(m, t) for m, _, t in todo}}
+            futures: list[Future[object] | str] = []
+            for mechanism, size, seconds in todo:
                 a, b = comm[(mechanism, size)].result(), comp[(mechanism, seconds)].result()
                 if isinstance(a, str) or isinstance(b, str):
-                    futures.append(None)
+                    futures.append(a if isinstance(a, str) else str(b))
                     continue
                 assert isinstance(a, tuple) and isinstance(b, tuple)
                 futures.append(pool.submit(_overlap_job, "cell", cell(size, seconds), compiled, mechanism,
                                            next(folder), list(args.set), References(a, b)))
-            results: list[object] = []
-            for number, (future, key) in enumerate(zip(futures, cells), 1):
-                mechanism, size, seconds = key
-                if future is None:
-                    a, b = comm[(mechanism, size)].result(), comp[(mechanism, seconds)].result()
-                    results.append(a if isinstance(a, str) else b)
+            for number, (future, (mechanism, size, seconds)) in enumerate(zip(futures, todo), 1):
+                result = future if isinstance(future, str) else future.result()
+                fields = list(key(mechanism, size, seconds))
+                if isinstance(result, str):
+                    errors[key(mechanism, size, seconds)] = [*fields, "", "", "", "", "", result]
                 else:
-                    results.append(future.result())
-                print(f"[{number}/{len(cells)}] {mechanism} {args.side} {size} B, {seconds:g} s", file=sys.stderr,
+                    assert isinstance(result, dict)
+                    r = result["overhead_ratio"]
+                    row = [*fields, f"{r.median:.4f}", f"{r.minimum:.4f}", f"{r.maximum:.4f}",
+                           f"{result['computation_slowdown'].median:.4f}",
+                           f"{result['communication_ratio'].median:.4f}", ""]
+                    finished[key(mechanism, size, seconds)] = row
+                    if writer is not None and log is not None:
+                        writer.writerow(row)
+                        log.flush()
+                print(f"[{number}/{len(todo)}] {mechanism} {args.side} {size} B, {seconds:g} s", file=sys.stderr,
                       flush=True)
-    rows: list[list[str]] = []
-    for (mechanism, size, seconds), result in zip(cells, results):
-        fields = [mechanism, args.side, str(size), f"{seconds:g}", str(args.tests)]
-        if isinstance(result, str):
-            failed += 1
-            rows.append([*fields, "", "", "", "", "", result])
-            continue
-        assert isinstance(result, dict)
-        r = result["overhead_ratio"]
-        rows.append([*fields, f"{r.median:.4f}", f"{r.minimum:.4f}", f"{r.maximum:.4f}",
-                     f"{result['computation_slowdown'].median:.4f}", f"{result['communication_ratio'].median:.4f}", ""])
-    widths = [max(len(header[i]), *(len(row[i]) for row in rows)) for i in range(len(header) - 1)]
-    print("  ".join(h.rjust(w) for h, w in zip(header, widths)))
+    finally:
+        if log is not None:
+            log.close()
+    rows = [finished.get(key(*c)) or errors[key(*c)] for c in cells]  # in grid order, however they finished
+    widths = [max(len(OVERLAP_COLUMNS[i]), *(len(row[i]) for row in rows)) for i in range(len(OVERLAP_COLUMNS) - 1)]
+    print("  ".join(h.rjust(w) for h, w in zip(OVERLAP_COLUMNS, widths)))
     for row in rows:
         print("  ".join(c.rjust(w) for c, w in zip(row, widths)) + (f"  FAILED: {row[-1]}" if row[-1] else ""))
-    if args.csv:
-        with open(args.csv, "w", newline="") as out:
-            writer = csv.writer(out)
-            writer.writerow(header)
-            writer.writerows(rows)
-    return 1 if failed else 0
+    if final is not None and partial is not None:
+        with final.open("w", newline="") as out:
+            table = csv.writer(out)
+            table.writerow(OVERLAP_COLUMNS)
+            table.writerows(rows)
+        partial.unlink()
+    return 1 if errors else 0
 
 
 def command_plot(args: argparse.Namespace) -> int:
@@ -353,6 +390,9 @@ def get_parser() -> argparse.ArgumentParser:
                     help="1: the two ranks on two nodes (through the NIC); 2: on one node (shared memory)")
     ov.add_argument("--set", action="append", default=[], metavar="NAME:VALUE", help="override a parameter")
     ov.add_argument("--csv", help="also write the table here")
+    ov.add_argument("--resume", action="store_true",
+                    help="keep the cells an earlier run of the same grid finished (from --csv and CSV.partial, which "
+                         "an interrupted run leaves), and run only the others")
     ov.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                     help="cells replayed at once, in worker processes (default: one per core)")
     ov.set_defaults(run=command_overlap)

@@ -137,3 +137,29 @@ def test_a_failing_mechanism_is_listed_and_the_other_cells_still_run(tmp_path: P
     assert rows["dedicated-core"]["overhead_ratio"] == "" and "failed" in rows["dedicated-core"]["error"]
     assert rows["none"]["error"] == "" and float(rows["none"]["overhead_ratio"]) > 0.5
     assert "FAILED" in done.stdout
+
+
+def test_an_interrupted_grid_resumes_without_recomputing_its_finished_cells(tmp_path: Path) -> None:
+    import csv
+
+    from conftest import run_cli
+
+    yaml = platform(tmp_path)
+    out = tmp_path / "cells.csv"
+    grid = ["overlap", "--platform", str(yaml), "--progress", "none", "--sizes", "1MiB,16MiB", "--compute",
+            "1ms,10ms", "--csv", str(out)]
+    first = run_cli(*grid)
+    assert first.returncode == 0, first.stderr
+    complete = list(csv.reader(out.open()))
+    assert not (tmp_path / "cells.csv.partial").exists()
+    # What an interruption leaves: no final table, a partial one holding two finished cells (marked 9.9999 here, so
+    # that a recomputed cell would show).
+    out.unlink()
+    marked = [row[:5] + ["9.9999"] + row[6:] for row in complete[1:3]]
+    with (tmp_path / "cells.csv.partial").open("w", newline="") as handle:
+        csv.writer(handle).writerows([complete[0], *marked])
+    resumed = run_cli(*grid, "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resuming: 2 of 4 cells already done" in resumed.stderr
+    assert list(csv.reader(out.open())) == [complete[0], *marked, *complete[3:]]
+    assert not (tmp_path / "cells.csv.partial").exists()
