@@ -222,19 +222,20 @@ void World::invalid_mpi(int rank, const std::string& what) const
   if (not record.trace_done)
     where += ":" + std::to_string(record.action.line) + " ('" + std::string(trace::action_name(record.action.type)) +
              "')";
-  std::cerr << "progsim: error: " << where << ": rank " << rank << ": " << what << "\n" << std::flush;
-  if (on_invalid_mpi)
-    on_invalid_mpi();
-  std::abort(); // unreachable with main's handler, which leaves the process
+  stop_on_bad_input(where + ": rank " + std::to_string(rank) + ": " + what);
 }
 
 void World::unreadable_trace(const std::string& what) const
 {
-  std::cerr << "progsim: error: " << what << " (the trace changed since it was checked before the run)\n"
-            << std::flush;
+  stop_on_bad_input(what + " (the trace changed since it was checked before the run)");
+}
+
+void World::stop_on_bad_input(const std::string& message) const
+{
+  std::cerr << "progsim: error: " << message << "\n" << std::flush;
   if (on_invalid_mpi)
     on_invalid_mpi();
-  std::abort();
+  std::abort(); // unreachable with main's handler, which leaves the process
 }
 
 std::string World::leftovers_report() const

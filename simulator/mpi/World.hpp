@@ -163,6 +163,8 @@ public:
 
 private:
   void update_background();
+  /** Reports `message` as bad input and ends the run through main's handler. */
+  [[noreturn]] void stop_on_bad_input(const std::string& message) const;
   /** The first cycle of blocked ranks each waiting for the next, with the parameter that may break it. */
   std::string waiting_cycle() const;
 

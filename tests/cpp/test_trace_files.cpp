@@ -2,6 +2,7 @@
  * Unit tests of how the trace reader finds and reads files (simulator/trace/TraceSet.cpp): a list of per-rank files,
  * a shared file, SMPI's list of one entry, and the errors of missing or empty inputs, each naming the file and line.
  */
+#include "TempDir.hpp"
 #include "trace/TraceSet.hpp"
 
 #include <gtest/gtest.h>
@@ -32,38 +33,7 @@ std::string read_error(const std::string& path)
   return "";
 }
 
-/** A fresh folder under the system's temporary folder, removed at the end of the test. */
-class TempDir {
-public:
-  TempDir()
-  {
-    static std::atomic<int> counter{0};
-    path_ = fs::temp_directory_path() /
-            ("progsim-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir()
-  {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&)            = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const fs::path& path() const { return path_; }
-  std::string write(const std::string& name, const std::string& text) const
-  {
-    fs::path file = path_ / name;
-    fs::create_directories(file.parent_path());
-    std::ofstream out(file);
-    out << text;
-    return file.string();
-  }
-
-private:
-  fs::path path_;
-};
+using progsim::testing::TempDir;
 
 /** Changes the current folder for the lifetime of the object. */
 class ChangeDir {

@@ -4,6 +4,7 @@
  * all ranks at once, and a bad line deep inside a file found before anything runs. Expected actions come from the
  * whole-trace reader (read_traces) and from the lines the tests write.
  */
+#include "TempDir.hpp"
 #include "trace/LineReader.hpp"
 #include "trace/TraceSet.hpp"
 #include "trace/TraceSource.hpp"
@@ -11,9 +12,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
-#include <atomic>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -28,42 +27,17 @@ using progsim::trace::TraceSource;
 
 namespace {
 
-class TempDir {
-public:
-  TempDir()
-  {
-    static std::atomic<int> counter{0};
-    path_ = fs::temp_directory_path() /
-            ("progsim-stream-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir()
-  {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&)            = delete;
-  TempDir& operator=(const TempDir&) = delete;
+using progsim::testing::TempDir;
 
-  std::string write(const std::string& name, const std::string& text) const
-  {
-    std::ofstream out(path_ / name, std::ios::binary);
-    out << text;
-    return (path_ / name).string();
-  }
-  std::string write_gzip(const std::string& name, const std::string& text) const
-  {
-    std::string file = (path_ / name).string();
-    gzFile gz        = gzopen(file.c_str(), "wb9");
-    gzwrite(gz, text.data(), static_cast<unsigned>(text.size()));
-    gzclose(gz);
-    return file;
-  }
-
-private:
-  fs::path path_;
-};
+/** Writes `text` gzip-compressed to `name` in `dir`; returns the file's path. */
+std::string write_gzip(const TempDir& dir, const std::string& name, const std::string& text)
+{
+  std::string file = (dir.path() / name).string();
+  gzFile gz        = gzopen(file.c_str(), "wb9");
+  gzwrite(gz, text.data(), static_cast<unsigned>(text.size()));
+  gzclose(gz);
+  return file;
+}
 
 std::vector<std::string> all_lines(LineReader& reader, bool pause_after_each)
 {
@@ -115,7 +89,7 @@ TEST(LineReader, LinesAcrossTinyBlocksAndPauses)
 TEST(LineReader, GzipFileReadsAsItsText)
 {
   TempDir dir;
-  auto file = dir.write_gzip("t.txt.gz", kAwkwardText);
+  auto file = write_gzip(dir, "t.txt.gz", kAwkwardText);
   for (size_t block : {3u, 4096u})
     for (bool pause : {false, true}) {
       LineReader reader(file, block, false);
@@ -198,7 +172,7 @@ TEST(TraceSource, PerRankFilesStreamInChunksAsTheWholeTraceReads)
   const int world = 3;
   std::string list;
   for (int r = 0; r < world; r++)
-    list += (r == 1 ? dir.write_gzip("r1.txt.gz", rank_lines(r, world, 50)) // gzip and plain mix
+    list += (r == 1 ? write_gzip(dir, "r1.txt.gz", rank_lines(r, world, 50)) // gzip and plain mix
                     : dir.write("r" + std::to_string(r) + ".txt", rank_lines(r, world, 50))) +
             "\n";
   auto path = dir.write("list.txt", list);
@@ -273,7 +247,7 @@ TEST(TraceSource, BadLineDeepInsideIsFoundBeforeAnythingRuns)
     at = text.find('\n', at) + 1;
   text.insert(at, "1 send 0 oops 8\n");
   auto r0   = dir.write("r0.txt", rank_lines(0, 2, 1));
-  auto r1   = dir.write_gzip("r1.txt.gz", text);
+  auto r1   = write_gzip(dir, "r1.txt.gz", text);
   auto list = dir.write("list.txt", r0 + "\n" + r1 + "\n");
   try {
     TraceSource source(list);
@@ -288,7 +262,7 @@ TEST(TraceSource, BadLineDeepInsideIsFoundBeforeAnythingRuns)
 TEST(TraceSource, GzipSharedFileAndListOfOne)
 {
   TempDir dir;
-  auto shared = dir.write_gzip("all.txt.gz", rank_lines(0, 2, 3) + rank_lines(1, 2, 3));
+  auto shared = write_gzip(dir, "all.txt.gz", rank_lines(0, 2, 3) + rank_lines(1, 2, 3));
   auto list   = dir.write("list.txt", shared + "\n");
   for (auto const& path : {shared, list}) {
     TraceSource source(path);
