@@ -16,16 +16,12 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from progsim import __version__
 from progsim.engine import inspect_trace, progress_mechanisms, replay
 from progsim.errors import InputError
 from progsim.outputs import check_outputs
 from progsim.platform import Compiled, compile_platform, load_compiled, load_platform
-
-if TYPE_CHECKING:
-    from progsim.overlap import Cell, References  # noqa: F401
 
 EXIT_BAD_INPUT = 2
 
@@ -133,136 +129,43 @@ def _quantities(text: str, unit: str, option: str) -> list[float]:
     return values
 
 
-def _overlap_job(job: str, cell: "Cell", compiled: Compiled, mechanism: str, folder: Path, settings: list[str],
-                 references: "References | None" = None) -> object:
-    """One replay of the overlap benchmark in a worker process: a reference, or a cell's metrics; an error's first
-    line instead when the replay fails."""
-    from progsim import overlap
-    try:
-        if job == "comm":
-            return overlap.communication_reference(cell, compiled, mechanism, folder, settings)
-        if job == "comp":
-            return overlap.computation_reference(cell, compiled, mechanism, folder, settings)
-        return overlap.summary(overlap.measure(cell, compiled, mechanism, folder, settings, references))
-    except overlap.ReplayFailed as error:
-        return str(error).splitlines()[0]
-
-
-OVERLAP_COLUMNS = ["mechanism", "side", "size_bytes", "compute_s", "tests", "overhead_ratio", "overhead_ratio_min",
-                   "overhead_ratio_max", "computation_slowdown", "communication_ratio", "error"]
-
-
-def _finished_rows(sources: list[Path]) -> dict[tuple[str, ...], list[str]]:
-    """The rows without error of earlier runs' tables (the final one, then the partial one), by cell."""
-    import csv
-
-    finished: dict[tuple[str, ...], list[str]] = {}
-    for source in sources:
-        if not source.is_file():
-            continue
-        with source.open(newline="") as handle:
-            reader = csv.reader(handle)
-            if next(reader, None) != OVERLAP_COLUMNS:
-                raise InputError(f"{source}: not a table of 'progsim overlap' (its header differs); cannot resume")
-            for row in reader:
-                if len(row) == len(OVERLAP_COLUMNS) and not row[-1]:
-                    finished[tuple(row[:5])] = row
-    return finished
-
-
 def command_overlap(args: argparse.Namespace) -> int:
-    import csv
-    from concurrent.futures import Future, ProcessPoolExecutor
-
-    from progsim.overlap import Cell, References
+    from progsim.overlap_grid import COLUMNS, Grid, finished_rows, run_grid
 
     check_settings(args.set)
     platform = Path(args.platform)
     if not platform.is_file():
         raise InputError(f"{platform}: expected a platform YAML (its core speed turns computation times into flops)")
-    speed = load_platform(platform).node.core_speed
-    sizes = [int(v) for v in _quantities(args.sizes, "B", "--sizes")]
-    times = _quantities(args.compute, "s", "--compute")
     if args.tests < 0:
         raise InputError(f"--tests {args.tests}: expected 0 or more")
     if args.jobs < 1:
         raise InputError(f"--jobs {args.jobs}: expected 1 or more")
     if args.resume and not args.csv:
         raise InputError("--resume needs --csv: the table an interrupted run left (and its .partial file)")
+    grid = Grid(mechanisms=list(args.progress), sizes=[int(v) for v in _quantities(args.sizes, "B", "--sizes")],
+                times=_quantities(args.compute, "s", "--compute"), side=args.side, tests=args.tests,
+                flops_per_second=load_platform(platform).node.core_speed, settings=list(args.set))
     final = Path(args.csv) if args.csv else None
     partial = Path(args.csv + ".partial") if args.csv else None
     if final is not None and partial is not None:
         check_outputs({"--csv": str(final), "--csv (while running)": str(partial)}, [platform])
-
-    def key(mechanism: str, size: int, seconds: float) -> tuple[str, ...]:
-        return (mechanism, args.side, str(size), f"{seconds:g}", str(args.tests))
-
-    def cell(size: int, seconds: float) -> Cell:
-        return Cell(size, seconds * speed, args.side, args.tests)
-
-    cells = [(m, size, t) for m in args.progress for size in sizes for t in times]
-    finished = _finished_rows([p for p in (final, partial) if p is not None]) if args.resume else {}
-    finished = {k: row for k, row in finished.items() if k in {key(*c) for c in cells}}
-    todo = [c for c in cells if key(*c) not in finished]
-    if finished:
-        print(f"resuming: {len(finished)} of {len(cells)} cells already done", file=sys.stderr, flush=True)
-    errors: dict[tuple[str, ...], list[str]] = {}
-    log = partial.open("w", newline="") if partial is not None else None
-    writer = csv.writer(log) if log is not None else None
-    if writer is not None:  # every finished cell, at once: an interrupted run loses none of them
-        writer.writerow(OVERLAP_COLUMNS)
-        writer.writerows(finished.values())
-    try:
-        with tempfile.TemporaryDirectory(prefix="progsim-overlap-") as scratch, \
-                ProcessPoolExecutor(max_workers=args.jobs) as pool:
-            compiled = prepare_platform(platform, 2, args.ranks_per_node)
-            folder = iter(Path(scratch) / str(n) for n in range(10 ** 9))  # each replay in its own folder
-            # The references first: once per (mechanism, size) and (mechanism, computation time).
-            comm = {(m, size): pool.submit(_overlap_job, "comm", cell(size, times[0]), compiled, m, next(folder),
-                                           list(args.set)) for m, size in {(m, size) for m, size, _ in todo}}
-            comp = {(m, t): pool.submit(_overlap_job, "comp", cell(sizes[0], t), compiled, m, next(folder),
-                                        list(args.set)) for m, t in {(m, t) for m, _, t in todo}}
-            futures: list[Future[object] | str] = []
-            for mechanism, size, seconds in todo:
-                a, b = comm[(mechanism, size)].result(), comp[(mechanism, seconds)].result()
-                if isinstance(a, str) or isinstance(b, str):
-                    futures.append(a if isinstance(a, str) else str(b))
-                    continue
-                assert isinstance(a, tuple) and isinstance(b, tuple)
-                futures.append(pool.submit(_overlap_job, "cell", cell(size, seconds), compiled, mechanism,
-                                           next(folder), list(args.set), References(a, b)))
-            for number, (future, (mechanism, size, seconds)) in enumerate(zip(futures, todo), 1):
-                result = future if isinstance(future, str) else future.result()
-                fields = list(key(mechanism, size, seconds))
-                if isinstance(result, str):
-                    errors[key(mechanism, size, seconds)] = [*fields, "", "", "", "", "", result]
-                else:
-                    assert isinstance(result, dict)
-                    r = result["overhead_ratio"]
-                    row = [*fields, f"{r.median:.4f}", f"{r.minimum:.4f}", f"{r.maximum:.4f}",
-                           f"{result['computation_slowdown'].median:.4f}",
-                           f"{result['communication_ratio'].median:.4f}", ""]
-                    finished[key(mechanism, size, seconds)] = row
-                    if writer is not None and log is not None:
-                        writer.writerow(row)
-                        log.flush()
-                print(f"[{number}/{len(todo)}] {mechanism} {args.side} {size} B, {seconds:g} s", file=sys.stderr,
-                      flush=True)
-    finally:
-        if log is not None:
-            log.close()
-    rows = [finished.get(key(*c)) or errors[key(*c)] for c in cells]  # in grid order, however they finished
-    widths = [max(len(OVERLAP_COLUMNS[i]), *(len(row[i]) for row in rows)) for i in range(len(OVERLAP_COLUMNS) - 1)]
-    print("  ".join(h.rjust(w) for h, w in zip(OVERLAP_COLUMNS, widths)))
+    finished = finished_rows([p for p in (final, partial) if p is not None]) if args.resume else {}
+    compiled = prepare_platform(platform, 2, args.ranks_per_node)
+    rows = run_grid(grid, compiled, args.jobs, finished, partial,
+                    lambda line: print(line, file=sys.stderr, flush=True))
+    widths = [max(len(COLUMNS[i]), *(len(row[i]) for row in rows)) for i in range(len(COLUMNS) - 1)]
+    print("  ".join(h.rjust(w) for h, w in zip(COLUMNS, widths)))
     for row in rows:
         print("  ".join(c.rjust(w) for c, w in zip(row, widths)) + (f"  FAILED: {row[-1]}" if row[-1] else ""))
     if final is not None and partial is not None:
+        import csv
+
         with final.open("w", newline="") as out:
             table = csv.writer(out)
-            table.writerow(OVERLAP_COLUMNS)
+            table.writerow(COLUMNS)
             table.writerows(rows)
         partial.unlink()
-    return 1 if errors else 0
+    return 1 if any(row[-1] for row in rows) else 0
 
 
 def command_plot(args: argparse.Namespace) -> int:
