@@ -246,23 +246,27 @@ def print_table(header: list[str], body: list[list[str]]) -> None:
         print(pandas.DataFrame(body, columns=header).to_string(index=False))
 
 
+def check_ideal(label: str, ideal: Optional[Measure], smpi: Optional[Measure]) -> bool:
+    """Prints whether ideal's simulated time matches SMPI's within CHECK_TOLERANCE; True if it does (or if either
+    tool was not run)."""
+    if ideal is None or smpi is None:
+        return True
+    if ideal.simulated is None or smpi.simulated is None or ideal.error or smpi.error:
+        print(f"check {label}: cannot compare (a run failed)")
+        return False
+    difference = abs(ideal.simulated - smpi.simulated) / smpi.simulated
+    verdict = "OK" if difference <= CHECK_TOLERANCE else "MISMATCH"
+    print(f"check {label}: ideal {ideal.simulated:.6g} s vs SMPI {smpi.simulated:.6g} s: "
+          f"relative difference {difference:.4%} (tolerance {CHECK_TOLERANCE:.0%}) {verdict}")
+    return verdict == "OK"
+
+
 def checks(rows: list[Row]) -> bool:
-    """Prints, per rank count, whether ideal's simulated time matches SMPI's within 1 %; True if all match."""
+    """Per rank count, whether ideal's simulated time matches SMPI's; True if all match."""
     good = True
     for ranks in sorted({row.ranks for row in rows}):
         found = {row.tool: row.measure for row in rows if row.ranks == ranks}
-        ideal, smpi = found.get("ideal"), found.get(SMPI)
-        if ideal is None or smpi is None:
-            continue
-        if ideal.simulated is None or smpi.simulated is None or ideal.error or smpi.error:
-            print(f"check N={ranks}: cannot compare (a run failed)")
-            good = False
-            continue
-        difference = abs(ideal.simulated - smpi.simulated) / smpi.simulated
-        verdict = "OK" if difference <= CHECK_TOLERANCE else "MISMATCH"
-        good = good and verdict == "OK"
-        print(f"check N={ranks}: ideal {ideal.simulated:.6g} s vs SMPI {smpi.simulated:.6g} s: "
-              f"relative difference {difference:.4%} (tolerance {CHECK_TOLERANCE:.0%}) {verdict}")
+        good = check_ideal(f"N={ranks}", found.get("ideal"), found.get(SMPI)) and good
     return good
 
 
