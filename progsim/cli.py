@@ -12,6 +12,7 @@ import argparse
 import dataclasses
 import hashlib
 import os
+import importlib
 import shutil
 import sys
 import tempfile
@@ -244,6 +245,10 @@ def one_line(message: str, longest: int = 400) -> str:
     return text
 
 
+# Commands that live in a module of their own: each module's add_command(commands) adds its subparser.
+COMMAND_MODULES: list[str] = []
+
+
 def get_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="progsim", description="Replay SMPI time-independent traces with explicit MPI progression.",
@@ -338,6 +343,8 @@ def get_parser() -> argparse.ArgumentParser:
     check = pc.add_parser("check", help="validate platform YAML files")
     check.add_argument("platforms", nargs="+")
     check.set_defaults(run=command_check)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).add_command(commands)
     return parser
 
 

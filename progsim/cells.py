@@ -1,0 +1,65 @@
+"""The table of an overlap heatmap, one row a cell, shared by what simulates it (`progsim overlap`, `progsim sweep`)
+and what measures it on a real MPI library (`progsim measure`), so that `progsim plot` and `progsim validate` read
+both alike.
+
+A row names its cell (`side`, `size_bytes`, `compute_s`, `tests`), the panel it belongs to (`case`: a platform and a
+mechanism, or a library, its transport and its environment), and the metrics of Reynier 2022 (section 4.1) over the
+ranks that compute: median, minimum and maximum of the overhead ratio, computation slowdown and communication
+ratio, with the references they divide by (medians, seconds). A row whose cell could not be run carries its reason
+in `error` and empty metrics. Producers add their own columns (the swept parameters, the library's version) after
+these.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping, Optional, Sequence
+
+CELL = ["case", "side", "size_bytes", "compute_s", "tests"]
+METRICS = ["overhead_ratio", "overhead_ratio_min", "overhead_ratio_max",
+           "computation_slowdown", "computation_slowdown_min", "computation_slowdown_max",
+           "communication_ratio", "communication_ratio_min", "communication_ratio_max",
+           "t_comm_ref", "t_comp_ref"]
+COLUMNS = [*CELL, *METRICS, "error"]
+
+# The thesis' three readings of r (Reynier 2022, section 4.1): overlapped, serialized (r ~ 1), slower than that.
+OVERLAPPED_BELOW = 0.3
+SLOWED_ABOVE = 1.3
+CLASSES = ("overlapped", "serialized", "slowed")
+
+
+def overlap_class(ratio: float) -> str:
+    if ratio < OVERLAPPED_BELOW:
+        return "overlapped"
+    return "serialized" if ratio <= SLOWED_ABOVE else "slowed"
+
+
+def metric_fields(overhead: Sequence[float], slowdown: Sequence[float], communication: Sequence[float],
+                  t_comm_ref: float, t_comp_ref: float) -> dict[str, str]:
+    """The metric columns from per-rank values (one per computing rank)."""
+    import statistics
+
+    fields: dict[str, str] = {}
+    for name, values in (("overhead_ratio", overhead), ("computation_slowdown", slowdown),
+                         ("communication_ratio", communication)):
+        fields[name] = f"{statistics.median(values):.4f}"
+        fields[f"{name}_min"] = f"{min(values):.4f}"
+        fields[f"{name}_max"] = f"{max(values):.4f}"
+    fields["t_comm_ref"] = f"{t_comm_ref:.6g}"
+    fields["t_comp_ref"] = f"{t_comp_ref:.6g}"
+    return fields
+
+
+def cell_key(row: Mapping[str, object]) -> tuple[str, str, int, float, int]:
+    """Which cell a row is, whatever produced it (sizes and times compared as numbers)."""
+    return (str(row["case"]), str(row["side"]), int(str(row["size_bytes"])), float(str(row["compute_s"])),
+            int(str(row["tests"])))
+
+
+def ratio(row: Mapping[str, object]) -> Optional[float]:
+    """The row's median overhead ratio, or None when the cell failed."""
+    text = str(row.get("overhead_ratio", "") or "")
+    if not text or text == "nan":
+        return None
+    value = float(text)
+    return None if math.isnan(value) else value
