@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import hashlib
-import os
 import importlib
+import os
 import shutil
 import sys
 import tempfile
