@@ -36,15 +36,16 @@ def overlap_class(ratio: float) -> str:
 
 def metric_fields(overhead: Sequence[float], slowdown: Sequence[float], communication: Sequence[float],
                   t_comm_ref: float, t_comp_ref: float) -> dict[str, str]:
-    """The metric columns from per-rank values (one per computing rank)."""
+    """The metric columns from per-rank values (one per computing rank); a rank whose value is undefined (NaN: a
+    reference that took no time) is left out, and a metric no rank defines is 'nan'."""
     import statistics
 
     fields: dict[str, str] = {}
     for name, values in (("overhead_ratio", overhead), ("computation_slowdown", slowdown),
                          ("communication_ratio", communication)):
-        fields[name] = f"{statistics.median(values):.4f}"
-        fields[f"{name}_min"] = f"{min(values):.4f}"
-        fields[f"{name}_max"] = f"{max(values):.4f}"
+        defined = [v for v in values if not math.isnan(v)]
+        for column, value in ((name, statistics.median), (f"{name}_min", min), (f"{name}_max", max)):
+            fields[column] = f"{value(defined):.4f}" if defined else "nan"
     fields["t_comm_ref"] = f"{t_comm_ref:.6g}"
     fields["t_comp_ref"] = f"{t_comp_ref:.6g}"
     return fields

@@ -16,6 +16,7 @@ its time inside MPI calls; the references come from the same rank in the replays
 
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,7 +90,12 @@ class RankMetrics:
 
     @property
     def overhead_ratio(self) -> float:
-        return (self.t_measured - max(self.t_comp_ref, self.t_comm_ref)) / min(self.t_comp_ref, self.t_comm_ref)
+        """NaN when a reference takes no time on this rank (an eager send under `ideal` returns at once): there is
+        nothing to overlap."""
+        shorter = min(self.t_comp_ref, self.t_comm_ref)
+        if shorter <= 0:
+            return math.nan
+        return (self.t_measured - max(self.t_comp_ref, self.t_comm_ref)) / shorter
 
     @property
     def computation_slowdown(self) -> float:
@@ -97,7 +103,7 @@ class RankMetrics:
 
     @property
     def communication_ratio(self) -> float:
-        return self.t_mpi / self.t_comm_ref
+        return self.t_mpi / self.t_comm_ref if self.t_comm_ref > 0 else math.nan
 
 
 class ReplayFailed(RuntimeError):
