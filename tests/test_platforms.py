@@ -134,3 +134,38 @@ def test_an_installed_package_finds_the_engine_on_the_path(tmp_path: Path) -> No
                                              "PYTHONPATH": str(tmp_path / "site"), "HOME": str(tmp_path)})
     assert done.returncode == 0, done.stderr
     assert "eager-threshold" in done.stdout
+
+
+def test_the_network_section_sets_simgrids_network_model(tmp_path: Path) -> None:
+    """A platform's `network` section gives the replay what the same SimGrid settings give on the command line."""
+    from analytic_platform import platform as analytic
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    plain = analytic(tmp_path / "a")
+    with_network = analytic(tmp_path / "b")
+    with_network.write_text(with_network.read_text() + "network: {model: CM02, crosstraffic: false}\n")
+    trace = write_trace(ring_lines(2, 2, 1 << 20, 1e6), tmp_path / "trace")
+    times = []
+    for yaml, settings in ((plain, ["network/model:CM02", "network/crosstraffic:0"]), (with_network, []),
+                           (plain, [])):
+        compiled = compile_platform(load_platform(yaml), tmp_path / f"c{len(times)}", 2)
+        run = replay(trace, compiled, "none", tmp_path / f"r{len(times)}.json", settings=settings)
+        assert run.returncode == 0 and run.results is not None, run.stderr
+        times.append(run.results["simulated_time"])
+    assert times[0] == times[1] != times[2]  # SMPI's factors (the default) change it
+
+
+@pytest.mark.parametrize("section,message", [
+    ("network: {model: Fast}", "network.model"),
+    ("network: {model: SMPI, smpi_latency_factors: 'x:1'}", "network.smpi_latency_factors: expected SMPI's"),
+    ("network: {model: CM02, crosstraffic: 2}", "network.crosstraffic: expected true or false"),
+])
+def test_a_bad_network_section_is_refused(tmp_path: Path, section: str, message: str) -> None:
+    from analytic_platform import platform as analytic
+    from conftest import run_cli
+
+    yaml = analytic(tmp_path)
+    yaml.write_text(yaml.read_text() + section + "\n")
+    done = run_cli("platform", "check", str(yaml))
+    assert done.returncode == 2 and message in done.stderr, done.stderr

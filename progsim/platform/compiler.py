@@ -186,7 +186,8 @@ def placement(platform: Platform, ranks: int) -> list[str]:
 
 def engine_config(platform: Platform) -> list[str]:
     """The engine parameters the platform sets; the engine's own defaults apply to the others."""
-    return [f"--cfg=progsim/{flag}:{value}" for flag, value in platform.engine_settings]
+    return [*(f"--cfg=progsim/{flag}:{value}" for flag, value in platform.engine_settings),
+            *(f"--cfg={name}:{value}" for name, value in platform.network_model)]
 
 
 def compile_platform(platform: Platform, directory: Path, ranks: int | None = None) -> Compiled:

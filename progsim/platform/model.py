@@ -81,6 +81,7 @@ class Platform:
     engine_settings: tuple[tuple[str, str], ...]  # (progsim-engine flag, value): only what the YAML sets
     placement: PlacementSpec
     extra: dict[str, Any] = field(default_factory=dict)
+    network_model: tuple[tuple[str, str], ...] = ()  # SimGrid settings of the `network` section: (name, value)
 
     @property
     def capacity(self) -> int:
@@ -296,7 +297,7 @@ def load_platform(path: str | Path) -> Platform:
     source = load_located(Path(path))
     r = _Reader(source)
     top = r.section(source.data, "", {"name", "nodes", "node", "interconnect", "mpi", "placement"},
-                    {"description", "nics", "progress", "sources"})
+                    {"description", "nics", "progress", "sources", "network"})
 
     node_data = r.section(top["node"], "node", {"sockets", "numa_per_socket", "cores_per_numa", "core_speed",
                                                  "memory"}, {"inter_socket", "copy_bandwidth",
@@ -388,4 +389,35 @@ def load_platform(path: str | Path) -> Platform:
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]*", name):
         raise source.error("name", f"expected an identifier (letters, digits, - and _), got {name!r}")
     return Platform(name, str(top.get("description", "")), Path(path), nodes, node, tuple(nics), interconnect,
-                    engine_settings, placement)
+                    engine_settings, placement, network_model=_network_model(r, top.get("network")))
+
+
+# The `network` section chooses SimGrid's network model and its corrections (SimGrid 3.32's configuration items).
+# Without it the engine keeps SMPI's model, whose latency and bandwidth factors were fitted on another cluster;
+# a platform calibrated on its own machine (progsim calibrate) sets its own.
+NETWORK_MODELS = ("SMPI", "CM02", "LV08")
+_NETWORK_KEYS = {"model": "network/model", "crosstraffic": "network/crosstraffic",
+                 "latency_factor": "network/latency-factor", "bandwidth_factor": "network/bandwidth-factor",
+                 "smpi_latency_factors": "smpi/lat-factor", "smpi_bandwidth_factors": "smpi/bw-factor"}
+
+
+def _network_model(r: _Reader, data: Any) -> tuple[tuple[str, str], ...]:
+    if data is None:
+        return ()
+    section = r.section(data, "network", {"model"}, set(_NETWORK_KEYS) - {"model"})
+    settings = [("network/model", r.choice(section, "model", "network", NETWORK_MODELS))]
+    if "crosstraffic" in section:
+        if not isinstance(section["crosstraffic"], bool):
+            raise r.source.error("network.crosstraffic", f"expected true or false, got {section['crosstraffic']!r}")
+        settings.append(("network/crosstraffic", "1" if section["crosstraffic"] else "0"))
+    for key in ("latency_factor", "bandwidth_factor"):
+        if key in section:
+            settings.append((_NETWORK_KEYS[key], repr(r.positive(section, key, "network"))))
+    for key in ("smpi_latency_factors", "smpi_bandwidth_factors"):  # SMPI's piecewise "size:factor;size:factor"
+        if key in section:
+            value = section[key]
+            if not isinstance(value, str) or not re.fullmatch(r"\d+:[0-9.eE+-]+(;\d+:[0-9.eE+-]+)*", value):
+                raise r.source.error(f"network.{key}", f"expected SMPI's 'bytes:factor;bytes:factor' (e.g. "
+                                                       f"'65472:0.94;0:1.1'), got {value!r}")
+            settings.append((_NETWORK_KEYS[key], value))
+    return tuple(settings)
