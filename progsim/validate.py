@@ -21,12 +21,13 @@ import sys
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Optional
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from progsim import cells
 from progsim.errors import InputError
+
+if TYPE_CHECKING:  # pandas is imported where it is used: every progsim command imports this module
+    import pandas as pd
 
 KEY = ["side", "size_bytes", "compute_s", "tests"]
 REFERENCES = ["t_comm_ref", "t_comp_ref"]
@@ -57,13 +58,16 @@ class Table:
 
 
 def _load_frame(path: Path) -> pd.DataFrame:
+    import pandas as pd
+
     if not path.is_file():
         raise InputError(f"{path}: no such table")
     try:
         if path.suffix == ".parquet":
             return pd.read_parquet(path)
+        # Only empty and nan cells are missing values (cells.metric_fields writes nan): a case may be named NA.
         return pd.read_csv(path, dtype={"case": str, "side": str, "error": str}, keep_default_na=False,
-                           na_values=[""])
+                           na_values=["", "nan", "NaN"])
     except (OSError, ValueError, ImportError, UnicodeDecodeError, pd.errors.ParserError) as error:
         problem = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise InputError(f"{path}: not a readable {'Parquet' if path.suffix == '.parquet' else 'CSV'} table "
@@ -71,14 +75,27 @@ def _load_frame(path: Path) -> pd.DataFrame:
 
 
 def _numbers(frame: pd.DataFrame, column: str, source: str) -> pd.Series:
+    import pandas as pd
+
     try:
         return pd.to_numeric(frame[column], errors="raise")
     except (ValueError, TypeError) as error:
         raise InputError(f"{source}: column {column}: expected numbers ({str(error).splitlines()[0]})") from None
 
 
+def _cell_numbers(frame: pd.DataFrame, column: str, source: str) -> pd.Series:
+    """A column that names cells: numbers, none missing."""
+    values = _numbers(frame, column, source)
+    if values.isna().any():
+        raise InputError(f"{source}: column {column}: no value in row {int(values.isna().argmax()) + 1} (a cell is "
+                         f"named by {', '.join(KEY)})")
+    return values
+
+
 def normalized(frame: pd.DataFrame, source: str, needed: list[str]) -> pd.DataFrame:
     """The table with typed columns, checked: the cell columns, the ratio and `needed` references."""
+    import pandas as pd
+
     if "case" not in frame.columns and "mechanism" in frame.columns:
         frame = frame.rename(columns={"mechanism": "case"})  # progsim overlap's table names its panels so
     missing = [column for column in needed if column not in frame.columns]
@@ -88,14 +105,13 @@ def normalized(frame: pd.DataFrame, source: str, needed: list[str]) -> pd.DataFr
     if frame.empty:
         raise InputError(f"{source}: the table has no cell")
     typed = pd.DataFrame({"case": frame["case"].astype(str), "side": frame["side"].astype(str)})
-    typed["size_bytes"] = _numbers(frame, "size_bytes", source).astype("int64")
+    typed["size_bytes"] = _cell_numbers(frame, "size_bytes", source).astype("int64")
     # Tables write times with 6 significant digits (%g): compare them so, whoever wrote them.
-    typed["compute_s"] = [float(f"{t:.6g}") for t in _numbers(frame, "compute_s", source)]
-    typed["tests"] = _numbers(frame, "tests", source).astype("int64")
+    typed["compute_s"] = [float(f"{t:.6g}") for t in _cell_numbers(frame, "compute_s", source)]
+    typed["tests"] = _cell_numbers(frame, "tests", source).astype("int64")
     for column in ["overhead_ratio", *REFERENCES]:
         typed[column] = _numbers(frame, column, source).astype(float) if column in frame.columns else math.nan
-    errors = frame["error"] if "error" in frame.columns else pd.Series([""] * len(frame), index=frame.index)
-    typed["error"] = errors.fillna("").astype(str).replace("nan", "")
+    typed["error"] = frame["error"].fillna("").astype(str) if "error" in frame.columns else ""
     duplicated = typed.duplicated(["case", *KEY])
     if duplicated.any():
         row = typed[duplicated].iloc[0]
@@ -155,9 +171,9 @@ def automatic_pairs(simulated: Table, reference: Table) -> list[tuple[str, str]]
 
 
 def balanced(t_comm_ref: pd.Series, t_comp_ref: pd.Series, factor: float) -> pd.Series:
-    longer = pd.concat([t_comm_ref, t_comp_ref], axis=1).max(axis=1)
-    shorter = pd.concat([t_comm_ref, t_comp_ref], axis=1).min(axis=1)
-    return (shorter > 0) & (longer <= factor * shorter)  # NaN references compare False: not balanced
+    """Whether each cell's two references are within `factor` of each other (a missing one: not balanced)."""
+    known = t_comm_ref.notna() & t_comp_ref.notna() & (t_comm_ref > 0) & (t_comp_ref > 0)
+    return known & (t_comm_ref <= factor * t_comp_ref) & (t_comp_ref <= factor * t_comm_ref)
 
 
 def classes(ratios: pd.Series) -> pd.Series:
@@ -306,6 +322,8 @@ class ExpectationCheck:
 def check_expectation(name: str, table: pd.DataFrame, expectation: Expectation, tolerance: Tolerance) \
         -> ExpectationCheck:
     """`table` is a simulated comparison frame (r_sim, references, status, balanced)."""
+    import pandas as pd
+
     inside = pd.Series(True, index=table.index)
     for condition in expectation.conditions:
         inside &= condition.holds(table)
@@ -499,6 +517,8 @@ def simulated_references(grid: Any, compiled: Any, mechanism: str) -> tuple[dict
 
 def simulate(case: Case, jobs: int, report: Callable[[str], None]) -> Table:
     """Runs the case's grid as `progsim overlap` does; the table in the cells format, with its references."""
+    import pandas as pd
+
     from progsim.cli import check_settings, prepare_platform
     from progsim.overlap_grid import COLUMNS, Grid, run_grid
     from progsim.platform import load_platform
@@ -681,6 +701,8 @@ def _grid(frame: pd.DataFrame, values: pd.Series, sizes: list[int], times: list[
 
 def figure_rows(outcome: Outcome) -> list[list[Any]]:
     """The panels of an outcome: per (side, tests), simulated, and reference and difference when there is one."""
+    import pandas as pd
+
     from progsim.plot import Panel
 
     frame = outcome.drawn
