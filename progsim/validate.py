@@ -359,10 +359,11 @@ class Case:
     simulation: Simulation
     expectations: list[Expectation]
     reference: Optional[Path]
+    reference_case: Optional[str]  # the reference table's case to compare with (needed when it holds several)
     tolerance: Tolerance  # the case file's, over the defaults
 
 
-CASE_KEYS = {"name", "source", "simulate", "expect", "reference", "tolerance", "description"}
+CASE_KEYS = {"name", "source", "simulate", "expect", "reference", "reference_case", "tolerance", "description"}
 SIMULATE_KEYS = {"platform", "progress", "side", "sizes", "compute", "tests", "ranks_per_node", "set"}
 TOLERANCE_KEYS = {"agreement", "median_dr", "balance"}
 
@@ -470,7 +471,8 @@ def load_case(path: Path) -> Case:
     tolerance = replace(Tolerance(), **{key: _fraction(source, tolerance_data, key, "tolerance", *limits[key])
                                         for key in tolerance_data})
     return Case(path, str(data["name"]), str(data["source"]), _simulation(source, data["simulate"], path.parent),
-                _expectations(source, data["expect"]) if "expect" in data else [], reference, tolerance)
+                _expectations(source, data["expect"]) if "expect" in data else [], reference,
+                str(data["reference_case"]) if "reference_case" in data else None, tolerance)
 
 
 def case_files(argument: str) -> list[Path]:
@@ -570,20 +572,26 @@ class Outcome:
         return (self.comparison is None or self.comparison.passed) and all(c.passed for c in self.checks)
 
 
+def reference_comparison(case: Case, simulated: Table, reference: Table, tolerance: Tolerance) -> Comparison:
+    refcase = case.reference_case or automatic_pairs(simulated, reference)[0][1]
+    if refcase not in reference.cases():
+        raise InputError(f"{case.path}: reference_case: {reference.source} holds no case {refcase!r} (its cases: "
+                         f"{', '.join(reference.cases())})")
+    return compare(simulated, reference, simulated.cases()[0], refcase, tolerance)
+
+
 def run_case(case: Case, overrides: dict[str, float], jobs: int, report: Callable[[str], None]) -> Outcome:
     tolerance = replace(case.tolerance, **overrides)
+    reference = read_table(case.reference, [*NEEDED, *REFERENCES]) if case.reference is not None else None
     simulated = simulate(case, jobs, report)
-    comparison = None
-    if case.reference is not None:
-        reference = read_table(case.reference, [*NEEDED, *REFERENCES])
-        (simcase, refcase), = automatic_pairs(simulated, reference)
-        comparison = compare(simulated, reference, simcase, refcase, tolerance)
+    comparison = reference_comparison(case, simulated, reference, tolerance) if reference is not None else None
     alone = simulated_cells(simulated, tolerance)
     checks = [check_expectation(case.name, alone, expectation, tolerance) for expectation in case.expectations]
     sim = case.simulation
     note = (f"{case.source}\n\nSimulated: {sim.platform.name}, progress {sim.progress}, {sim.side} computes, "
             f"ranks per node: {sim.ranks_per_node or 'as the platform places them'}, {sim.tests} tests"
-            f"{', set ' + ' '.join(sim.settings) if sim.settings else ''}.")
+            f"{', set ' + ' '.join(sim.settings) if sim.settings else ''}."
+            + (f" Compared: {comparison.name}, from {case.reference}." if comparison is not None else ""))
     return Outcome(case.name, note, comparison, checks, comparison.cells if comparison is not None else alone)
 
 
@@ -734,7 +742,8 @@ def draw_figure(outcomes: list[Outcome], outputs: list[Path]) -> None:
     rows = [panels for outcome in outcomes for panels in figure_rows(outcome)]
     columns = max(len(panels) for panels in rows)
     height = sum(0.5 * len(panels[0].sizes) + 2.4 for panels in rows)
-    figure, axes = plt.subplots(len(rows), columns, figsize=(5.4 * columns, height), squeeze=False)
+    figure, axes = plt.subplots(len(rows), columns, figsize=(5.4 * columns, height), squeeze=False,
+                                layout="constrained")
     overhead = overhead_colors()
     for axis_row, panels in zip(axes, rows):
         for index, (axis, panel) in enumerate(zip(axis_row, panels)):
@@ -745,9 +754,9 @@ def draw_figure(outcomes: list[Outcome], outputs: list[Path]) -> None:
             figure.colorbar(image, ax=axis, label="r simulated - r reference" if difference else "overhead ratio")
         for axis in axis_row[len(panels):]:
             axis.set_visible(False)
-    figure.suptitle("Overlap validation: framed cells are balanced (held to the tolerance); hatched ones miss the "
-                    "expected class")
-    figure.tight_layout()
+    hatching = any(outcome.checks for outcome in outcomes)
+    figure.suptitle("Overlap validation\nframed: balanced cells, held to the tolerance"
+                    + ("\nhatched: cells that miss the expected class" if hatching else ""))
     save(figure, outputs)
 
 
@@ -778,6 +787,7 @@ to simulate (as `progsim overlap` does) and what the literature observed, and ma
              sizes: [4KiB, 64KiB, 1MiB], compute: [10us, 1ms, 100ms], tests: 0, set: []}
   expect: {class: serialized, where: "size_bytes >= 64KiB", share: 0.9}   # or a list of them
   reference: measured.csv                                # optional, beside the case file
+  reference_case: openmpi-4.1                            # when the reference table holds several cases
   tolerance: {agreement: 0.9, median_dr: 0.15, balance: 10}            # optional
 An expectation holds when at least `share` of the balanced cells `where` applies (clauses COLUMN OP VALUE joined
 by 'and'; columns size_bytes, compute_s, t_comm_ref, t_comp_ref, tests) are in `class`; a case's own simulated

@@ -167,6 +167,24 @@ def test_a_bad_case_file_names_its_line(tmp_path: Path) -> None:
     assert done.returncode == 2 and f"{case}:4: expect.class" in done.stderr
 
 
+def test_a_case_file_compares_its_simulation_with_a_reference_table(tmp_path: Path) -> None:
+    # Measured-like reference: a rendezvous serialized (r = 1) where the receiver computes, as every library does.
+    rows = [f"openmpi,receiver,{size},{seconds:g},0,1.0,1e-3,{seconds:g}," for size in (1 << 20, 16 << 20)
+            for seconds in (1e-4, 1e-3)]
+    (tmp_path / "measured.csv").write_text("case,side,size_bytes,compute_s,tests,overhead_ratio,t_comm_ref,"
+                                           "t_comp_ref,error\n" + "\n".join(rows) + "\n")
+    case = tmp_path / "case.yaml"
+    case.write_text(f"name: bora-none\nsource: a test\nsimulate: {{platform: {REPOSITORY}/platforms/bora.yaml, "
+                    "progress: none, ranks_per_node: 1, sizes: [1MiB, 16MiB], compute: [100us, 1ms]}\n"
+                    "reference: measured.csv\ntolerance: {median_dr: 0.1}\n")
+    report = tmp_path / "report.md"
+    done = run_cli("validate", "--case", str(case), "--report", str(report))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "bora/none vs openmpi" in report.read_text() and "|dr| <= 0.10" in done.stdout  # the case's tolerance
+    stricter = run_cli("validate", "--case", str(case), "--max-median-dr", "0.0001")  # options win over the file
+    assert stricter.returncode == 1 and "|dr| <= 0.00" in stricter.stdout
+
+
 # The literature cases (validation/overlap/*/case.yaml): a few seconds each.
 CASES = REPOSITORY / "validation" / "overlap"
 
