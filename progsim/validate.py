@@ -814,7 +814,7 @@ def tolerance_overrides(args: argparse.Namespace) -> dict[str, float]:
 
 
 def _check_arguments(args: argparse.Namespace) -> list[Path]:
-    """The inputs (tables and case files), after checking that the arguments make sense together."""
+    """The case files, after checking that the arguments make sense together."""
     from progsim.outputs import check_outputs
 
     tables = [Path(p) for p in (args.simulated, args.reference) if p is not None]
@@ -830,19 +830,19 @@ def _check_arguments(args: argparse.Namespace) -> list[Path]:
     for output in figures:
         if output.suffix not in (".png", ".svg"):
             raise InputError(f"--figure {output}: expected a .png or .svg file")
-    inputs = [*tables, *(case for argument in args.case for case in case_files(argument))]
-    check_outputs({"--report": args.report, **{f"--figure {f}": str(f) for f in figures}}, inputs)
-    return inputs
+    cases = [case for argument in args.case for case in case_files(argument)]
+    check_outputs({"--report": args.report, **{f"--figure {f}": str(f) for f in figures}}, [*tables, *cases])
+    return cases
 
 
 def command_validate(args: argparse.Namespace) -> int:
-    inputs = _check_arguments(args)
+    case_paths = _check_arguments(args)
     overrides = tolerance_overrides(args)
     outcomes: list[Outcome] = []
     if args.simulated is not None:
         outcomes += run_tables(Path(args.simulated), Path(args.reference), args.pair,
                                replace(Tolerance(), **overrides))
-    cases = [load_case(path) for path in inputs if path.suffix in (".yaml", ".yml")]
+    cases = [load_case(path) for path in case_paths]  # every case file checked before any simulation
     for case in cases:
         print(f"simulating {case.name} ({case.path})", file=sys.stderr, flush=True)
         outcomes.append(run_case(case, overrides, args.jobs, lambda line: None))
