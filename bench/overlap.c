@@ -10,7 +10,12 @@
  *   t_comp      the time inside the computation parts of the overlapped run
  *   t_mpi       the time inside MPI calls of the overlapped run (post + tests + wait)
  * from which the overhead ratio r = (t_measured - max(refs)) / min(refs) (eq. 4.1), the computation slowdown
- * t_comp / t_comp_ref (eq. 4.3) and the communication ratio t_mpi / t_comm_ref (eq. 4.4) follow.
+ * t_comp / t_comp_ref (eq. 4.3) and the communication ratio t_mpi / t_comm_ref (eq. 4.4) follow. Each repetition
+ * runs the three in turn, a barrier before each, so that a drift of the machine's speed affects them alike; one
+ * transfer per size warms the path up first.
+ *
+ * The ping-pong mode measures, per size, the half round trip of blocking MPI_Send / MPI_Recv, the time of the
+ * MPI_Isend and MPI_Irecv calls alone (the post), and the cost of an MPI_Test that finds nothing.
  *
  * The computation is a number of iterations of a dependent floating-point loop that stays in registers, so that it
  * neither touches memory (no contention with the copies) nor ends early when the library steals cycles: its
@@ -56,7 +61,11 @@ static volatile double sink; /* keeps the computation from being optimized away 
 
 static void fail(const char *message, const char *detail)
 {
+    int initialized = 0;
     fprintf(stderr, "overlap: %s%s\n", message, detail);
+    MPI_Initialized(&initialized);
+    if (initialized)
+        MPI_Abort(MPI_COMM_WORLD, 2); /* the other rank must not wait for this one */
     exit(2);
 }
 
@@ -70,6 +79,7 @@ static void compute(long iterations)
     sink = x;
 }
 
+/* One clock for every library (MPI_Wtime's resolution differs between them). */
 static double now(void)
 {
     struct timespec t;
@@ -221,43 +231,43 @@ static MPI_Request post(int rank, char *buffer, long size)
 
 static double communication_alone(int rank, char *buffer, long size)
 {
-    double start = MPI_Wtime();
+    double start = now();
     MPI_Request request = post(rank, buffer, size);
     MPI_Wait(&request, MPI_STATUS_IGNORE);
-    return MPI_Wtime() - start;
+    return now() - start;
 }
 
 static double computation_alone(long iterations)
 {
-    double start = MPI_Wtime();
+    double start = now();
     compute(iterations);
-    return MPI_Wtime() - start;
+    return now() - start;
 }
 
 /* Post, compute in tests + 1 parts with an MPI_Test between two parts, wait. */
 static Overlapped overlapped(int rank, char *buffer, long size, long iterations, int tests)
 {
     Overlapped times = {0.0, 0.0, 0.0};
-    double start = MPI_Wtime();
+    double start = now();
     MPI_Request request = post(rank, buffer, size);
-    double mark = MPI_Wtime();
+    double mark = now();
     times.mpi += mark - start;
     long part = iterations / (tests + 1);
     for (int k = 0; k <= tests && iterations > 0; k++) {
         compute(k == tests ? iterations - part * tests : part);
-        double computed = MPI_Wtime();
+        double computed = now();
         times.comp += computed - mark;
         mark = computed;
         if (k < tests) {
             int done;
             MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-            double tested = MPI_Wtime();
+            double tested = now();
             times.mpi += tested - mark;
             mark = tested;
         }
     }
     MPI_Wait(&request, MPI_STATUS_IGNORE);
-    double end = MPI_Wtime();
+    double end = now();
     times.mpi += end - mark;
     times.measured = end - start;
     return times;
@@ -321,7 +331,7 @@ static void run_overlap(int rank, const Options *o, double rate, char *buffer)
 
 static double half_round_trip(int rank, char *buffer, long size)
 {
-    double start = MPI_Wtime();
+    double start = now();
     if (rank == 0) {
         MPI_Send(buffer, (int)size, MPI_BYTE, 1, TAG, MPI_COMM_WORLD);
         MPI_Recv(buffer, (int)size, MPI_BYTE, 1, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -329,7 +339,7 @@ static double half_round_trip(int rank, char *buffer, long size)
         MPI_Recv(buffer, (int)size, MPI_BYTE, 0, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Send(buffer, (int)size, MPI_BYTE, 0, TAG, MPI_COMM_WORLD);
     }
-    return 0.5 * (MPI_Wtime() - start);
+    return 0.5 * (now() - start);
 }
 
 typedef struct {
@@ -344,22 +354,22 @@ static PostTimes post_and_test(int rank, char *buffer, long size)
     MPI_Request request;
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 1) {
-        double start = MPI_Wtime();
+        double start = now();
         MPI_Irecv(buffer, (int)size, MPI_BYTE, 0, TAG, MPI_COMM_WORLD, &request);
-        double posted = MPI_Wtime();
+        double posted = now();
         int done = 0;
         for (int k = 0; k < TESTS_PER_SAMPLE; k++)
             MPI_Test(&request, &done, MPI_STATUS_IGNORE);
         if (done)
             fail("an MPI_Test found a message that was not sent yet", "");
         times.irecv = posted - start;
-        times.test = (MPI_Wtime() - posted) / TESTS_PER_SAMPLE;
+        times.test = (now() - posted) / TESTS_PER_SAMPLE;
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
-        double start = MPI_Wtime();
+        double start = now();
         MPI_Isend(buffer, (int)size, MPI_BYTE, 1, TAG, MPI_COMM_WORLD, &request);
-        times.isend = MPI_Wtime() - start;
+        times.isend = now() - start;
     }
     MPI_Wait(&request, MPI_STATUS_IGNORE);
     return times;

@@ -32,7 +32,8 @@ from progsim.overlap import SIDES, RankMetrics
 BENCHMARK_SOURCE = Path(__file__).resolve().parent.parent / "bench" / "overlap.c"
 CFLAGS = ["-std=c99", "-O2", "-Wall", "-Wextra"]
 RANKS = 2
-STDERR_TAIL = 1500  # characters of a failed run's stderr shown in the error
+STDERR_TAIL = 1500  # characters of a failed run's stderr shown on stderr
+ERROR_TAIL = 240  # of them in the one-line error (progsim's errors are cut beyond 400 characters)
 
 OVERLAP_EXTRA = ["library", "library_version", "transport", "env", "repetitions", "threads"]
 OVERLAP_COLUMNS = [*cells.COLUMNS, *OVERLAP_EXTRA]
@@ -190,11 +191,22 @@ def parse_output(text: str) -> tuple[str, dict[str, list[list[str]]]]:
     return version, lines
 
 
-def stderr_tail(text: str | bytes | None) -> str:
-    """The end of a run's stderr on one line (errors are printed on one line)."""
-    if isinstance(text, bytes):
-        text = text.decode(errors="replace")
-    return " | ".join(line.strip() for line in (text or "")[-STDERR_TAIL:].splitlines() if line.strip())
+def _text(output: str | bytes | None) -> str:
+    return output.decode(errors="replace") if isinstance(output, bytes) else (output or "")
+
+
+def stderr_tail(text: str, longest: int = ERROR_TAIL) -> str:
+    """The end of a run's stderr on one line (errors are printed on one line), its last lines first to go in."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return " | ".join(lines)[-longest:]
+
+
+def _failed(run: Run, command: list[str], what: str, stderr: str) -> InputError:
+    """The whole command and the end of its stderr go to stderr; the error itself names the library and the end of
+    the stderr, short enough to be printed whole."""
+    print(f"measure: {' '.join(command)} failed; the end of its stderr:\n{stderr[-STDERR_TAIL:]}", file=sys.stderr)
+    return InputError(f"--library {run.library.name} --transport {run.transport}: {what}: "
+                      f"{stderr_tail(stderr) or '(nothing on stderr)'}")
 
 
 def run_benchmark(run: Run, binary: Path, what: str) -> Output:
@@ -203,11 +215,10 @@ def run_benchmark(run: Run, binary: Path, what: str) -> Output:
     try:
         done = subprocess.run(command, capture_output=True, text=True, env=run.environment(), timeout=run.timeout_s)
     except subprocess.TimeoutExpired as expired:
-        raise InputError(f"--library {run.library.name} --transport {run.transport}: {what} did not finish in "
-                         f"{run.timeout_s:.0f} s ({' '.join(command)}): {stderr_tail(expired.stderr)}") from None
+        raise _failed(run, command, f"{what} did not finish in {run.timeout_s:.0f} s",
+                      _text(expired.stderr)) from None
     if done.returncode != 0:
-        raise InputError(f"--library {run.library.name} --transport {run.transport}: {what} failed "
-                         f"(exit {done.returncode}, {' '.join(command)}): {stderr_tail(done.stderr)}")
+        raise _failed(run, command, f"{what} failed (exit {done.returncode})", done.stderr)
     version, lines = parse_output(done.stdout)
     return Output(version, lines, time.monotonic() - started)
 
@@ -380,8 +391,8 @@ def command_measure(args: argparse.Namespace) -> int:
 HELP = """Runs the point-to-point overlap benchmark (Reynier 2022, section 4.1; bench/overlap.c) on a real MPI
 library, on 2 ranks of this machine. Rank 0 sends S bytes to rank 1 (MPI_Isend / MPI_Irecv) while SIDE computes a
 fixed amount of work (a register-only floating-point loop, calibrated before MPI_Init to last T), cut by --tests
-MPI_Test calls, then both wait. Each of the communication alone, the computation alone and both overlapped is
-repeated R times (a barrier between repetitions) and each rank keeps its medians. Per computing rank:
+MPI_Test calls, then both wait. Each of R repetitions runs the communication alone, the computation alone and
+both overlapped, a barrier before each, and each rank keeps its medians. Per computing rank:
 
   overhead ratio        r = (t_measured - max(t_comp_ref, t_comm_ref)) / min(t_comp_ref, t_comm_ref)
                         0: overlapped; 1: serialized; above 1: slower than serialized
@@ -390,7 +401,9 @@ repeated R times (a barrier between repetitions) and each rank keeps its medians
 
 The table is the one of 'progsim overlap' (median, min and max over the computing ranks), with the case named
 "LIBRARY-VERSION TRANSPORT [ENV]" and the columns library, library_version, transport, env, repetitions and threads
-(the threads of a rank's process: an asynchronous progress thread shows there).
+(the threads of a rank's process: an asynchronous progress thread shows there). Measure on an otherwise idle
+machine: other processes on its cores stretch the computations. Where the communication is far shorter than the
+computation (4 KiB against 10 ms), r divides the computation's jitter by microseconds and means little.
 
 transports (--transport):
   shm   Open MPI: --mca pml ob1 --mca btl self,vader       MPICH (ch4:ucx): UCX_TLS=sm,self

@@ -40,11 +40,11 @@ def progsim(*arguments: str, env: dict[str, str] | None = None) -> subprocess.Co
                           capture_output=True, text=True, env=env, timeout=120)
 
 
-def table(path: Path) -> list[dict[str, str]]:
+def table(path: Path, columns: list[str] = OVERLAP_COLUMNS) -> list[dict[str, str]]:
+    """The rows of a CSV that has every column, in order."""
     with path.open(newline="") as handle:
         reader = csv.DictReader(handle)
-        assert reader.fieldnames == (OVERLAP_COLUMNS if "half_rtt_s" not in (reader.fieldnames or [])
-                                     else PINGPONG_COLUMNS)
+        assert reader.fieldnames == columns
         return list(reader)
 
 
@@ -112,7 +112,7 @@ def test_the_ping_pong_half_round_trip_grows_with_size(tmp_path: Path) -> None:
     run = progsim("--pingpong", "--library", *libraries, "--sizes", "8,64KiB,4MiB", "--repetitions", "20",
                   "--csv", str(out))
     assert run.returncode == 0, run.stderr
-    rows = table(out)
+    rows = table(out, PINGPONG_COLUMNS)
     assert [(row["library"], int(row["size_bytes"])) for row in rows] == [
         (library, size) for library in libraries for size in (8, 65536, 4 * 1024 * 1024)]
     for library in libraries:
@@ -135,6 +135,18 @@ def test_a_missing_library_names_its_debian_packages(tmp_path: Path) -> None:
     assert "progsim: error: --library mpich: mpicc.mpich is not installed" in run.stderr
     assert "mpich libmpich-dev" in run.stderr
     assert not out.exists()
+
+
+def test_a_run_that_fails_shows_the_end_of_its_stderr_and_writes_no_table(tmp_path: Path) -> None:
+    installed("mpich")
+    out = tmp_path / "cells.csv"
+    run = progsim("--library", "mpich", "--env", "UCX_TLS=no-such-transport", "--sizes", "4KiB", "--compute", "10us",
+                  "--csv", str(out))
+    assert run.returncode == 2
+    error = run.stderr.splitlines()[-1]
+    assert error.startswith("progsim: error: --library mpich --transport shm: the overlap benchmark failed (exit ")
+    assert "MPI_Init" in error  # the library's own words
+    assert not out.exists() and not list(tmp_path.iterdir())
 
 
 def test_a_malformed_env_is_bad_input() -> None:
