@@ -18,8 +18,12 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 PYTHON=${PYTHON:-python3}
-PY_PACKAGES=("PyYAML>=5.4" "pytest>=7" "mypy>=1.0" "types-PyYAML" "hypothesis>=6.62" "matplotlib>=3.6")
-if ! "$PYTHON" -c "import yaml, pytest, mypy, hypothesis, matplotlib; assert hypothesis.__version_info__ >= (6, 62)" 2>/dev/null; then
+# pandas and pyarrow: sweep tables (CSV, Parquet); dask[distributed]: sweeps on a cluster; tqdm: progress bars;
+# scipy: the calibration's least squares
+PY_PACKAGES=("PyYAML>=5.4" "pytest>=7" "mypy>=1.0" "types-PyYAML" "hypothesis>=6.62" "matplotlib>=3.6"
+             "pandas>=2.0" "pyarrow>=12" "dask[distributed]>=2023.1" "tqdm>=4.60" "scipy>=1.10")
+if ! "$PYTHON" -c "import yaml, pytest, mypy, hypothesis, matplotlib, pandas, pyarrow, distributed, tqdm, scipy
+assert hypothesis.__version_info__ >= (6, 62)" 2>/dev/null; then
   echo "setup: installing Python packages (${PY_PACKAGES[*]})"
   "$PYTHON" -m pip install --quiet "${PY_PACKAGES[@]}" 2>/dev/null \
     || "$PYTHON" -m pip install --quiet --break-system-packages "${PY_PACKAGES[@]}"
