@@ -37,7 +37,7 @@ import yaml
 from progsim.errors import InputError
 
 PROBE_S = 0.002  # the receiver's computation before its receive, far longer than any eager transfer here
-PROBE_SIZES = sorted({int(m * 2 ** k) for k in range(9, 21) for m in (1, 1.5)} | {2 ** 21})  # 512 B .. 2 MiB
+PROBE_SIZES = sorted({int(m * 2 ** k) for k in range(3, 21) for m in (1, 1.5)} | {2 ** 21})  # 8 B .. 2 MiB
 PINGPONG_SIZES = [8, 64, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 1048576, 4194304,
                   16777216]
 PINGPONG_ITERATIONS = 4  # simulated: every iteration takes the same time, the first included
@@ -216,11 +216,12 @@ def free_parameters(measured: Measured) -> list[Free]:
     the largest size over its half round trip as its bandwidth."""
     latency = max(measured.half_rtt[0] - measured.isend_post - measured.irecv_post, 1e-8) / 2
     bandwidth = measured.sizes[-1] / measured.half_rtt[-1]
+    step = Free("mpi.overheads.step", max(measured.irecv_post, 1e-8), "CPU time to handle one protocol message")
     if measured.transport == "shm":
-        return [Free("node.memory.latency", latency, "the latency of a message inside the node"),
+        return [step, Free("node.memory.latency", latency, "the latency of a message inside the node"),
                 Free("node.copy_bandwidth", bandwidth, "bytes/s one core copies (eager copies, the single copy)"),
                 Free("node.memory.bandwidth", 2 * bandwidth, "the memory bus every copy crosses twice")]
-    return [Free("nics[0].latency", latency, "the loopback's latency (each NIC's half)"),
+    return [step, Free("nics[0].latency", latency, "the loopback's latency (each NIC's half)"),
             Free("nics[0].bandwidth", bandwidth, "the loopback's bandwidth"),
             Free("node.copy_bandwidth", 4 * bandwidth, "bytes/s one core copies (eager copies)")]
 
