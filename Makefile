@@ -1,7 +1,7 @@
 # progsim: `make demo` sets everything up and runs the default scenario; `make test` runs every test.
 PYTHON ?= python3
 
-.PHONY: setup demo test test-slow bench clean
+.PHONY: setup demo test test-slow bench measure calibrate validate clean
 
 setup:
 	@scripts/setup.sh
@@ -20,6 +20,19 @@ test-slow: setup
 
 bench: setup
 	$(PYTHON) scripts/benchmark.py
+
+# Overlap heatmaps of this machine: measure them with the real MPI libraries, calibrate the platforms on them, and
+# hold the simulated heatmaps against the measured ones (and the literature's cases). Run measure and calibrate on
+# an idle machine; validate prints a verdict per case and exits 1 if one fails.
+measure: setup
+	scripts/measure_heatmaps.sh
+
+calibrate: setup
+	scripts/calibrate_local.sh
+
+validate: setup
+	$(PYTHON) -m progsim validate --case validation/overlap --report validation/overlap/report.md \
+		--figure validation/overlap/report.png
 
 clean:
 	rm -rf build

@@ -131,7 +131,9 @@ def _quantities(text: str, unit: str, option: str) -> list[float]:
 
 
 def command_overlap(args: argparse.Namespace) -> int:
-    from progsim.overlap_grid import COLUMNS, Grid, finished_rows, run_grid
+    from progsim.cells import COLUMNS
+    from progsim.sweep import overlap_sweep
+    from progsim.sweep_run import LocalPool, ProgressBar, expected_rows, run_sweep
 
     check_settings(args.set)
     platform = Path(args.platform)
@@ -141,32 +143,30 @@ def command_overlap(args: argparse.Namespace) -> int:
         raise InputError(f"--tests {args.tests}: expected 0 or more")
     if args.jobs < 1:
         raise InputError(f"--jobs {args.jobs}: expected 1 or more")
-    if args.resume and not args.csv:
-        raise InputError("--resume needs --csv: the table an interrupted run left (and its .partial file)")
-    grid = Grid(mechanisms=list(args.progress), sizes=[int(v) for v in _quantities(args.sizes, "B", "--sizes")],
-                times=_quantities(args.compute, "s", "--compute"), side=args.side, tests=args.tests,
-                flops_per_second=load_platform(platform).node.core_speed, settings=list(args.set))
-    final = Path(args.csv) if args.csv else None
-    partial = Path(args.csv + ".partial") if args.csv else None
-    if final is not None and partial is not None:
-        check_outputs({"--csv": str(final), "--csv (while running)": str(partial)}, [platform])
-    finished = finished_rows([p for p in (final, partial) if p is not None]) if args.resume else {}
-    compiled = prepare_platform(platform, 2, args.ranks_per_node)
-    rows = run_grid(grid, compiled, args.jobs, finished, partial,
-                    lambda line: print(line, file=sys.stderr, flush=True))
-    widths = [max(len(COLUMNS[i]), *(len(row[i]) for row in rows)) for i in range(len(COLUMNS) - 1)]
-    print("  ".join(h.rjust(w) for h, w in zip(COLUMNS, widths)))
-    for row in rows:
-        print("  ".join(c.rjust(w) for c, w in zip(row, widths)) + (f"  FAILED: {row[-1]}" if row[-1] else ""))
-    if final is not None and partial is not None:
-        import csv
-
-        with final.open("w", newline="") as out:
-            table = csv.writer(out)
-            table.writerow(COLUMNS)
-            table.writerows(rows)
-        partial.unlink()
-    return 1 if any(row[-1] for row in rows) else 0
+    if args.ranks_per_node is not None and args.ranks_per_node < 1:
+        raise InputError(f"--ranks-per-node {args.ranks_per_node}: expected a positive number")
+    load_platform(platform)
+    spec = overlap_sweep(platform, platform, list(args.progress), [args.side],
+                         [int(v) for v in _quantities(args.sizes, "B", "--sizes")],
+                         _quantities(args.compute, "s", "--compute"), args.tests, args.ranks_per_node,
+                         list(args.set), "overlap")
+    with tempfile.TemporaryDirectory(prefix="progsim-overlap-") as scratch:
+        output = Path(args.csv) if args.csv else Path(scratch) / "overlap.csv"
+        check_outputs({"--csv": str(output)}, [platform])
+        bar = ProgressBar(expected_rows(spec, spec.points()), "overlap")
+        pool = LocalPool(args.jobs)
+        try:
+            outcome = run_sweep(spec, output, pool, bar, lambda line: print(line, file=sys.stderr, flush=True))
+        finally:
+            bar.close()
+            pool.close()
+    shown = ["mechanism", *COLUMNS[1:5], "overhead_ratio", "computation_slowdown", "communication_ratio"]
+    widths = [max(len(c), *(len(row[c]) for row in outcome.rows)) for c in shown]
+    print("  ".join(h.rjust(w) for h, w in zip(shown, widths)))
+    for row in outcome.rows:
+        print("  ".join(row[c].rjust(w) for c, w in zip(shown, widths))
+              + (f"  FAILED: {row['error']}" if row["error"] else ""))
+    return 1 if outcome.failed else 0
 
 
 def command_plot(args: argparse.Namespace) -> int:
@@ -297,10 +297,8 @@ def get_parser() -> argparse.ArgumentParser:
     ov.add_argument("--ranks-per-node", type=int, metavar="N",
                     help="1: the two ranks on two nodes (through the NIC); 2: on one node (shared memory)")
     ov.add_argument("--set", action="append", default=[], metavar="NAME:VALUE", help="override a parameter")
-    ov.add_argument("--csv", help="also write the table here")
-    ov.add_argument("--resume", action="store_true",
-                    help="keep the cells an earlier run of the same grid finished (from --csv and CSV.partial, which "
-                         "an interrupted run leaves), and run only the others")
+    ov.add_argument("--csv", help="also write the table here (the columns of progsim/cells.py); an interrupted run "
+                                  "leaves CSV.partial.csv, from which the same command resumes")
     ov.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                     help="cells replayed at once, in worker processes (default: one per core)")
     ov.set_defaults(run=command_overlap)

@@ -390,3 +390,17 @@ def load_sweep(path: Path) -> SweepSpec:
                           mechanisms, "progress"))
     axes += [_axis(r, spec, axis, values, known, mechanisms) for axis, values in sweep.items()]
     return dataclasses.replace(spec, axes=tuple(axes))
+
+
+def overlap_sweep(origin: Path, platform: Path, mechanisms: list[str], sides: list[str], sizes: list[int],
+                  times: list[float], tests: int, ranks_per_node: Optional[int], settings: list[str],
+                  name: str) -> SweepSpec:
+    """The sweep of an overlap grid given on a command line or in a validation case (`origin`: the file that asked
+    for it, whose changes make an interrupted run start over)."""
+    axes = [Axis("progress", tuple(mechanisms))]
+    if len(sides) > 1:
+        axes.append(Axis("overlap.side", tuple(sides)))
+    return SweepSpec(path=origin, name=name, description="", platform=platform, ranks_per_node=ranks_per_node,
+                     placement_policy=None, workload=OverlapWorkload(sides[0], tuple(sorted(set(sizes))),
+                                                                     tuple(sorted(set(times))), tests),
+                     settings=tuple(settings), axes=tuple(axes), output=None)

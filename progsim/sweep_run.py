@@ -342,6 +342,7 @@ class _Run:
         return tuple(row[k] for k in self.keys)
 
     def finish(self, row: dict[str, str]) -> None:
+        row = {column: row.get(column, "") for column in self.partial.columns}  # every column, as the table has
         self.rows[self.key(row)] = row
         self.partial.add(row)
         self.advance(1)

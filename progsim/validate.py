@@ -339,7 +339,7 @@ def check_expectation(name: str, table: pd.DataFrame, expectation: Expectation, 
 class Simulation:
     platform: Path
     progress: str
-    side: str
+    sides: list[str]
     sizes: list[int]
     times: list[float]
     tests: int
@@ -417,8 +417,13 @@ def _simulation(source: Any, data: Any, base: Path) -> Simulation:
         raise source.error("simulate.progress", f"expected one of {', '.join(progress_mechanisms())}, got "
                                                 f"{section['progress']!r}")
     side = section.get("side", "receiver")
-    if side not in SIDES:
-        raise source.error("simulate.side", f"expected one of {', '.join(SIDES)}, got {side!r}")
+    sides = side if isinstance(side, list) else [side]
+    for i, one in enumerate(sides):
+        if one not in SIDES:
+            where = f"simulate.side[{i}]" if isinstance(side, list) else "simulate.side"
+            raise source.error(where, f"expected one of {', '.join(SIDES)} (or a list of them), got {one!r}")
+    if not sides:
+        raise source.error("simulate.side", "expected a side or a non-empty list of them")
     sizes = _quantity_list(source, section["sizes"], "simulate.sizes", "B")
     if any(size != int(size) for size in sizes):
         raise source.error("simulate.sizes", "expected whole numbers of bytes")
@@ -429,7 +434,7 @@ def _simulation(source: Any, data: Any, base: Path) -> Simulation:
     settings = section.get("set", []) or []
     if not isinstance(settings, list) or any(not isinstance(s, str) or ":" not in s for s in settings):
         raise source.error("simulate.set", f"expected a list of NAME:VALUE, got {settings!r}")
-    return Simulation(platform, str(section["progress"]), side, [int(s) for s in sizes],
+    return Simulation(platform, str(section["progress"]), [str(one) for one in sides], [int(s) for s in sizes],
                       _quantity_list(source, section["compute"], "simulate.compute", "s"), section.get("tests", 0),
                       section.get("ranks_per_node"), list(settings))
 
@@ -488,57 +493,29 @@ def case_files(argument: str) -> list[Path]:
     return [path]
 
 
-def _median_over_computing_ranks(values: tuple[float, float], cell: Any) -> float:
-    return statistics.median(v for rank, v in enumerate(values) if cell.computes(rank))
-
-
-def simulated_references(grid: Any, compiled: Any, mechanism: str) -> tuple[dict[int, float], dict[float, float]]:
-    """t_comm_ref per size and t_comp_ref per computation time, over the ranks that compute (the overlap grid's
-    table does not carry them); NaN where a reference replay failed."""
-    from progsim import overlap
-
-    comm: dict[int, float] = {}
-    comp: dict[float, float] = {}
-    with tempfile.TemporaryDirectory(prefix="progsim-validate-") as scratch:
-        for n, size in enumerate(grid.sizes):
-            cell = grid.cell(size, grid.times[0])
-            try:
-                comm[size] = _median_over_computing_ranks(overlap.communication_reference(
-                    cell, compiled, mechanism, Path(scratch) / f"comm-{n}", grid.settings), cell)
-            except overlap.ReplayFailed:
-                comm[size] = math.nan
-        for n, seconds in enumerate(grid.times):
-            cell = grid.cell(grid.sizes[0], seconds)
-            try:
-                comp[seconds] = _median_over_computing_ranks(overlap.computation_reference(
-                    cell, compiled, mechanism, Path(scratch) / f"comp-{n}", grid.settings), cell)
-            except overlap.ReplayFailed:
-                comp[seconds] = math.nan
-    return comm, comp
-
-
 def simulate(case: Case, jobs: int, report: Callable[[str], None]) -> Table:
-    """Runs the case's grid as `progsim overlap` does; the table in the cells format, with its references."""
+    """Runs the case's grid through the sweep runner, as `progsim overlap` does; the table in the cells format."""
     import pandas as pd
 
-    from progsim.cli import check_settings, prepare_platform
-    from progsim.overlap_grid import COLUMNS, Grid, run_grid
-    from progsim.platform import load_platform
+    from progsim.cli import check_settings
+    from progsim.sweep import overlap_sweep
+    from progsim.sweep_run import LocalPool, read_table, run_sweep
 
     simulation = case.simulation
     check_settings(simulation.settings)
-    grid = Grid(mechanisms=[simulation.progress], sizes=simulation.sizes, times=simulation.times,
-                side=simulation.side, tests=simulation.tests,
-                flops_per_second=load_platform(simulation.platform).node.core_speed, settings=simulation.settings)
-    compiled = prepare_platform(simulation.platform, 2, simulation.ranks_per_node)
-    rows = run_grid(grid, compiled, jobs, {}, None, report)
-    frame = pd.DataFrame([dict(zip(COLUMNS, row)) for row in rows]).replace("", math.nan)
+    spec = overlap_sweep(case.path, simulation.platform, [simulation.progress], simulation.sides, simulation.sizes,
+                         simulation.times, simulation.tests, simulation.ranks_per_node, simulation.settings,
+                         case.name)
+    pool = LocalPool(jobs)
+    try:
+        with tempfile.TemporaryDirectory(prefix="progsim-validate-") as scratch:
+            output = Path(scratch) / "simulated.csv"
+            run_sweep(spec, output, pool, lambda _: None, report)
+            frame = pd.DataFrame(read_table(output)).replace("", math.nan)
+    finally:
+        pool.close()
     frame["case"] = simulation.label
     frame["error"] = frame["error"].fillna("")
-    if "t_comm_ref" not in frame.columns:
-        comm, comp = simulated_references(grid, compiled, simulation.progress)
-        frame["t_comm_ref"] = [comm[size] for _, size, _ in grid.cells()]  # rows come in grid order
-        frame["t_comp_ref"] = [comp[seconds] for _, _, seconds in grid.cells()]
     return Table(f"the simulation of {case.path}", normalized(frame, str(case.path), [*NEEDED, *REFERENCES]))
 
 
@@ -588,7 +565,7 @@ def run_case(case: Case, overrides: dict[str, float], jobs: int, report: Callabl
     alone = simulated_cells(simulated, tolerance)
     checks = [check_expectation(case.name, alone, expectation, tolerance) for expectation in case.expectations]
     sim = case.simulation
-    note = (f"{case.source}\n\nSimulated: {sim.platform.name}, progress {sim.progress}, {sim.side} computes, "
+    note = (f"{case.source}\n\nSimulated: {sim.platform.name}, progress {sim.progress}, {' and '.join(sim.sides)} computes, "
             f"ranks per node: {sim.ranks_per_node or 'as the platform places them'}, {sim.tests} tests"
             f"{', set ' + ' '.join(sim.settings) if sim.settings else ''}."
             + (f" Compared: {comparison.name}, from {case.reference}." if comparison is not None else ""))

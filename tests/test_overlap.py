@@ -143,6 +143,8 @@ def test_an_interrupted_grid_resumes_without_recomputing_its_finished_cells(tmp_
     import csv
 
     from conftest import run_cli
+    from progsim.sweep import overlap_sweep
+    from progsim.sweep_run import PartialTable, inputs_digest
 
     yaml = platform(tmp_path)
     out = tmp_path / "cells.csv"
@@ -151,15 +153,21 @@ def test_an_interrupted_grid_resumes_without_recomputing_its_finished_cells(tmp_
     first = run_cli(*grid)
     assert first.returncode == 0, first.stderr
     complete = list(csv.reader(out.open()))
-    assert not (tmp_path / "cells.csv.partial").exists()
+    partial = tmp_path / "cells.csv.partial.csv"
+    assert not partial.exists()
     # What an interruption leaves: no final table, a partial one holding two finished cells (marked 9.9999 here, so
-    # that a recomputed cell would show).
+    # that a recomputed cell would show), stamped with the digest of the same inputs.
     out.unlink()
-    marked = [row[:5] + ["9.9999"] + row[6:] for row in complete[1:3]]
-    with (tmp_path / "cells.csv.partial").open("w", newline="") as handle:
+    column = complete[0].index("overhead_ratio")
+    marked = [row[:column] + ["9.9999"] + row[column + 1:] for row in complete[1:3]]
+    spec = overlap_sweep(yaml, yaml, ["none"], ["receiver"], [1 << 20, 16 << 20], [1e-3, 1e-2], 0, None, [],
+                         "overlap")
+    stamp = PartialTable(partial, inputs_digest(spec, spec.points()), complete[0]).stamp()
+    with partial.open("w", newline="") as handle:
+        handle.write(stamp + "\n")
         csv.writer(handle).writerows([complete[0], *marked])
-    resumed = run_cli(*grid, "--resume")
+    resumed = run_cli(*grid)
     assert resumed.returncode == 0, resumed.stderr
-    assert "resuming: 2 of 4 cells already done" in resumed.stderr
+    assert "2 rows already done" in resumed.stderr
     assert list(csv.reader(out.open())) == [complete[0], *marked, *complete[3:]]
-    assert not (tmp_path / "cells.csv.partial").exists()
+    assert not partial.exists()

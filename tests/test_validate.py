@@ -202,3 +202,24 @@ def test_literature_case(name: str, tmp_path: Path) -> None:
     done = run_cli("validate", "--case", str(CASES / name / "case.yaml"), "--report", str(report))
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"## {name}: PASS" in report.read_text()
+
+
+# This machine's real heatmaps (validation/measured, scripts/measure_heatmaps.sh) against the platforms calibrated on
+# it (platforms/local, scripts/calibrate_local.sh): the target is >= 90 % of the balanced cells in the same class and
+# a median |dr| <= 0.15 (the case files' tolerance).
+@pytest.mark.parametrize("name", [
+    "local-openmpi-shm",
+    "local-openmpi-tcp",
+    pytest.param("local-mpich-shm", marks=pytest.mark.xfail(
+        strict=True, reason="85 % agreement (median |dr| 0.06): the 10 us cells of 1 and 4 KiB, whose real "
+                            "communication reference includes the barrier's exit skew, and three rendezvous cells "
+                            "that are slower than serialized on the real machine (r 1.5 to 1.8)")),
+    pytest.param("local-mpich-shm-asyncthread", marks=pytest.mark.xfail(
+        strict=True, reason="69 % agreement (median |dr| 0.13): the simulated thread, waiting for a time slice on "
+                            "its rank's busy core, slows mid-size receives more than the real one does")),
+])
+def test_this_machines_real_heatmap(name: str, tmp_path: Path) -> None:
+    report = tmp_path / "report.md"
+    done = run_cli("validate", "--case", str(CASES / name / "case.yaml"), "--report", str(report))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"## {name}: PASS" in report.read_text()
