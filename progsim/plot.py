@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import math
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Collection
@@ -36,17 +37,18 @@ def panel_column(rows: list[dict[str, str]]) -> str:
 
 
 def size_label(size: int) -> str:
+    """'16 MiB'; three digits for sizes that are no whole number of units (a log-spaced axis)."""
     for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if size >= scale and size % scale == 0:
-            return f"{size // scale} {unit}"
+        if size >= scale:
+            return f"{size // scale} {unit}" if size % scale == 0 else f"{size / scale:.3g} {unit}"
     return f"{size} B"
 
 
 def time_label(seconds: float) -> str:
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
         if seconds >= scale:
-            return f"{seconds / scale:g} {unit}"
-    return f"{seconds * 1e9:g} ns"
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds * 1e9:.3g} ns"
 
 
 @dataclass
@@ -92,7 +94,8 @@ def draw_panel(axis: Any, panel: Panel, colors: Any, vmin: float = 0.0, vmax: fl
     axis.set_xlabel("computation time")
     if size_labels:
         axis.set_ylabel("message size")
-    axis.set_title(panel.title)
+    title = "\n".join(textwrap.fill(line, 36) for line in panel.title.splitlines())  # long case names wrap
+    axis.set_title(title, fontsize=10)
     return image
 
 

@@ -259,3 +259,11 @@ def test_an_unreachable_scheduler_is_bad_input(tmp_path: Path) -> None:
     path = scenario(tmp_path, OVERLAP)
     done = run_cli("sweep", str(path), "--out", str(tmp_path / "out.csv"), "--scheduler", "tcp://127.0.0.1:9")
     assert done.returncode == 2 and "cannot reach a Dask scheduler" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("path", sorted((REPOSITORY / "scenarios").glob("*.yaml")), ids=lambda p: p.name)
+def test_every_shipped_scenario_is_a_valid_sweep(path: Path) -> None:
+    from progsim.sweep import load_sweep
+
+    spec = load_sweep(path)
+    assert spec.points() and all(p.mechanism for p in spec.points())
