@@ -42,6 +42,7 @@ PINGPONG_SIZES = [8, 64, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 13107
                   16777216]
 PINGPONG_ITERATIONS = 4  # simulated: every iteration takes the same time, the first included
 SIMULATED_MECHANISM = "none"
+LATE_WEIGHT = 1.0  # the late receive counts as one ping-pong size in the least squares
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,8 @@ class Protocols:
     smallest_rendezvous: Optional[int]
     rendezvous: str
     evidence: str  # what the probes measured, for the platform's comments
+    stolen: float  # share of a computing rank's core that the library's own threads took (a progress thread)
+    late_receive: float  # s in MPI of a receiver whose smallest message arrived while it computed (its CPU cost)
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,13 @@ def probe_protocols(library: Any, transport: str, env: tuple[tuple[str, str], ..
     output = measure.run_benchmark(measure.Run(library, transport, env, args, 600.0), binary, "the eager probe")
     # The sender (rank 0, computing nothing): its time from the post to the end of its wait.
     sender = {int(f[2]): float(f[9]) for f in output.rows("overlap") if f[0] == "0"}
+    # The receiver's computation alone, the median over the sizes: longer than asked when a thread of the library
+    # (an asynchronous progress thread) shares its core.
+    alone = sorted(float(f[8]) for f in output.rows("overlap") if f[0] == "1")
+    stolen = max(0.0, 1.0 - PROBE_S / alone[len(alone) // 2])
+    # The receiver's time in MPI (post and wait) at the smallest size, its message there before it waits: what a
+    # message costs the receiver's CPU, which a ping-pong cannot tell from the latency.
+    late_receive = next(float(f[11]) for f in output.rows("overlap") if f[0] == "1" and int(f[2]) == PROBE_SIZES[0])
     eager = [size for size in PROBE_SIZES if sender[size] < PROBE_S / 2]
     waited = [size for size in PROBE_SIZES if sender[size] >= PROBE_S / 2]
     largest_eager = max((s for s in eager if not any(w < s for w in waited)), default=0)
@@ -88,7 +98,8 @@ def probe_protocols(library: Any, transport: str, env: tuple[tuple[str, str], ..
     evidence = f"sender done before the receiver's receive up to {largest_eager} B" + (
         f", waited for it from {smallest_rendezvous} B" if smallest_rendezvous else ", at every probed size")
     if smallest_rendezvous is None:
-        return Protocols(threshold, largest_eager, None, "get", evidence + " (no rendezvous seen)")
+        return Protocols(threshold, largest_eager, None, "get", evidence + " (no rendezvous seen)", stolen,
+                         late_receive)
     big = max(4 * smallest_rendezvous, 1 << 20)
     args = ("overlap", "--sizes", str(big), "--times", "0.004", "--side", "sender", "--tests", "0",
             "--repetitions", "5")
@@ -100,7 +111,7 @@ def probe_protocols(library: Any, transport: str, env: tuple[tuple[str, str], ..
     rendezvous = "get" if pulled else ("pipelined" if transport == "tcp" else "put")
     evidence += (f"; {big} B with 4 ms of computation on the sender: overhead ratio {metrics.overhead_ratio:.2f} "
                  f"({'the receiver pulls' if pulled else 'nothing moves while the sender computes'})")
-    return Protocols(threshold, largest_eager, smallest_rendezvous, rendezvous, evidence)
+    return Protocols(threshold, largest_eager, smallest_rendezvous, rendezvous, evidence, stolen, late_receive)
 
 
 def measure_library(library_name: str, transport: str, env: tuple[tuple[str, str], ...], repetitions: int,
@@ -139,17 +150,33 @@ def simulated_half_rtt(compiled: Any, size: int) -> float:
     return float(run.results["simulated_time"]) / (2 * PINGPONG_ITERATIONS)
 
 
+def simulated_late_receive(compiled: Any, flops: float) -> float:
+    """The probe's receiver in the simulator: its time in MPI when its smallest message arrived while it computed."""
+    from progsim import overlap
+
+    cell = overlap.Cell(PROBE_SIZES[0], flops, "receiver")
+    with tempfile.TemporaryDirectory(prefix="progsim-calibrate-") as scratch:
+        ranks = overlap._ranks(overlap.overlapped(cell), "late", compiled, SIMULATED_MECHANISM, Path(scratch), None)
+    return float(ranks[1]["mpi_time"])
+
+
 class Simulator:
-    """Simulated half round trips of a platform, one replay a size, on worker processes."""
+    """Simulated half round trips of a platform (one replay a size) and the probe's late receive, on worker
+    processes."""
 
     def __init__(self, jobs: int):
         self.pool = ProcessPoolExecutor(max_workers=jobs)
 
     def half_rtts(self, platform: Path, sizes: Sequence[int]) -> list[float]:
+        return self.observe(platform, sizes)[0]
+
+    def observe(self, platform: Path, sizes: Sequence[int]) -> tuple[list[float], float]:
         from progsim.platform import compile_platform, load_platform
 
-        compiled = compile_platform(load_platform(platform), platform.with_suffix(".compiled"), 2)
-        return list(self.pool.map(simulated_half_rtt, [compiled] * len(sizes), sizes))
+        model = load_platform(platform)
+        compiled = compile_platform(model, platform.with_suffix(".compiled"), 2)
+        late = self.pool.submit(simulated_late_receive, compiled, PROBE_S * model.node.core_speed)
+        return list(self.pool.map(simulated_half_rtt, [compiled] * len(sizes), sizes)), late.result()
 
     def close(self) -> None:
         self.pool.shutdown()
@@ -206,6 +233,11 @@ def calibrated_data(base: dict[str, Any], measured: Measured, name: str) -> dict
         data["placement"] = {"policy": "block", "ranks_per_node": 1}
     progress = data.setdefault("progress", {})
     progress.setdefault("dedicated_core", {})["cores"] = 1
+    # A progress thread takes, between its polls, the share of the core the probe saw the library's threads take.
+    thread = progress.setdefault("thread", {})
+    interval = float(thread.get("poll_interval", 1e-6))
+    thread["poll_interval"] = interval
+    thread["poll_cost"] = float(f"{max(protocols.stolen, 0.001) * interval:.3g}")
     if measured.transport == "tcp":
         progress.pop("dedicated_core", None)  # one core a node: none to reserve
     return data
@@ -232,6 +264,7 @@ class Fit:
     values: dict[str, float]
     simulated: list[float]
     evaluations: int
+    late_receive: float = math.nan  # simulated
 
     def residuals(self, measured: Measured) -> list[float]:
         return [s / m - 1 for s, m in zip(self.simulated, measured.half_rtt)]
@@ -245,7 +278,7 @@ def fit(data: dict[str, Any], measured: Measured, free: list[Free], simulator: S
     from scipy.optimize import least_squares
 
     evaluations = 0
-    cache: dict[tuple[float, ...], list[float]] = {}
+    cache: dict[tuple[float, ...], tuple[list[float], float]] = {}
 
     def platform_for(x: Sequence[float]) -> tuple[dict[str, Any], Path]:
         trial = copy.deepcopy(data)
@@ -255,17 +288,19 @@ def fit(data: dict[str, Any], measured: Measured, free: list[Free], simulator: S
         path.write_text(yaml.safe_dump(trial, sort_keys=False))
         return trial, path
 
-    def simulate(x: Sequence[float]) -> list[float]:
+    def simulate(x: Sequence[float]) -> tuple[list[float], float]:
         nonlocal evaluations
         key = tuple(float(f"{math.exp(v):.6g}") for v in x)
         if key not in cache:
             evaluations += 1
-            cache[key] = simulator.half_rtts(platform_for(x)[1], measured.sizes)
+            cache[key] = simulator.observe(platform_for(x)[1], measured.sizes)
         return cache[key]
 
     def residual(x: Sequence[float]) -> Any:
-        simulated = simulate(x)
+        simulated, late = simulate(x)
         error = [math.log(s / m) for s, m in zip(simulated, measured.half_rtt)]
+        # The late receive tells the receiver's CPU per message from the latency, which the ping-pong mixes up.
+        error.append(LATE_WEIGHT * math.log(late / measured.protocols.late_receive))
         if evaluations % 10 == 0:
             progress(f"calibrate: {evaluations} simulated ping-pongs, rms log error "
                      f"{math.sqrt(sum(e * e for e in error) / len(error)):.3f}")
@@ -276,7 +311,8 @@ def fit(data: dict[str, Any], measured: Measured, free: list[Free], simulator: S
                            diff_step=0.02, x_scale=1.0, max_nfev=60)
     trial, _ = platform_for(result.x)
     values = {p.path: float(f"{math.exp(v):.6g}") for p, v in zip(free, result.x)}
-    return Fit(trial, values, simulate(result.x), evaluations)
+    simulated, late = simulate(result.x)
+    return Fit(trial, values, simulated, evaluations, late)
 
 
 # ---- writing it ---------------------------------------------------------------------------------------------------
@@ -330,6 +366,9 @@ def platform_text(data: dict[str, Any], measured: Measured, result: Fit, free: l
         "mpi.overheads.send": f"measured here: MPI_Isend post time, {measured.sizes[0]} B, median",
         "mpi.overheads.recv": f"measured here: MPI_Irecv post time, {measured.sizes[0]} B, median",
         "mpi.overheads.call": "measured here: one MPI_Test that finds nothing, median",
+        "progress.thread.poll_cost": f"measured here: a computation of {PROBE_S * 1e3:g} ms alone took "
+                                     f"{1 / (1 - protocol.stolen):.3f}x as long with the library's threads "
+                                     f"(share {protocol.stolen:.3f} of the poll interval; 0.001 at least)",
         "network.model": "calibrated: the fitted latency and bandwidth are what a transfer takes",
         "nodes": "the benchmark's two ranks: " + ("one node, shared memory" if measured.transport == "shm"
                                                   else "two one-core nodes joined by the loopback"),
@@ -352,6 +391,9 @@ def platform_text(data: dict[str, Any], measured: Measured, result: Fit, free: l
     ]
     for size, real, simulated in zip(measured.sizes, measured.half_rtt, result.simulated):
         header.append(f"# {size:>11} {real * 1e6:>10.3f}us {simulated * 1e6:>10.3f}us {simulated / real - 1:>+9.1%}")
+    late = measured.protocols.late_receive
+    header.append(f"# and a receiver's time in MPI when its {PROBE_SIZES[0]} B message arrived while it computed: "
+                  f"{late * 1e6:.3f}us measured, {result.late_receive * 1e6:.3f}us simulated")
     body = dict(data)
     body["description"] = (f"This machine's two cores as {case} sees them (progsim calibrate, {today}); "
                            f"base: {base.name}")

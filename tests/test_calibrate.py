@@ -24,11 +24,13 @@ from progsim.platform.yamlsource import load_located
 
 BASE = REPOSITORY / "platforms" / "laptop-2core.yaml"
 SIZES = [8, 1024, 4096, 16384, 65536, 262144, 1048576, 16777216]
-TRUTH = {"node.memory.latency": 4e-7, "node.copy_bandwidth": 6e9, "node.memory.bandwidth": 2e10}
+TRUTH = {"node.memory.latency": 4e-7, "node.copy_bandwidth": 6e9, "node.memory.bandwidth": 2e10,
+         "mpi.overheads.step": 3e-7}
 
 
-def measured(half_rtt: list[float], transport: str = "shm") -> calibrate.Measured:
-    protocols = calibrate.Protocols(4097, 4096, 6144, "get", "sender done early up to 4096 B; ratio 0.01")
+def measured(half_rtt: list[float], transport: str = "shm", late_receive: float = 6e-7) -> calibrate.Measured:
+    protocols = calibrate.Protocols(4097, 4096, 6144, "get", "sender done early up to 4096 B; ratio 0.01", 0.0,
+                                    late_receive)
     return calibrate.Measured("openmpi", "4.1.4", transport, (), SIZES, half_rtt, 3e-7, 2e-7, 5e-8, protocols)
 
 
@@ -40,8 +42,8 @@ def test_the_fit_finds_the_parameters_of_a_platform_from_its_own_ping_pongs(tmp_
     (tmp_path / "truth.yaml").write_text(yaml.safe_dump(truth, sort_keys=False))
     simulator = calibrate.Simulator(2)
     try:
-        real = simulator.half_rtts(tmp_path / "truth.yaml", SIZES)
-        target = measured(real)
+        real, late = simulator.observe(tmp_path / "truth.yaml", SIZES)
+        target = measured(real, late_receive=late)
         result = calibrate.fit(data, target, calibrate.free_parameters(target), simulator, tmp_path, lambda _: None)
     finally:
         simulator.close()
@@ -50,6 +52,8 @@ def test_the_fit_finds_the_parameters_of_a_platform_from_its_own_ping_pongs(tmp_
     # slower than the copy, so it is recovered as "fast enough", not exactly.
     assert result.values["node.memory.latency"] == pytest.approx(TRUTH["node.memory.latency"], rel=0.02)
     assert result.values["node.copy_bandwidth"] == pytest.approx(TRUTH["node.copy_bandwidth"], rel=0.02)
+    # the late receive tells the step's CPU from the latency
+    assert result.values["mpi.overheads.step"] == pytest.approx(TRUTH["mpi.overheads.step"], rel=0.05)
     assert result.values["node.memory.bandwidth"] >= 2 * TRUTH["node.copy_bandwidth"] * 0.98
 
 
@@ -94,7 +98,8 @@ def test_calibrating_open_mpi_over_shared_memory(tmp_path: Path) -> None:
     assert settings["shm-rendezvous"] == ("get" if _ompi_vader("single_copy_mechanism") == "cma" else "put")
     residuals = [float(m.group(1)) for m in re.finditer(r"us\s+([+-][0-9.]+)%", done.stdout)]
     assert len(residuals) == len(calibrate.PINGPONG_SIZES)
-    # The latency (8 B) is one number the model has; the bandwidth of a copy that leaves the caches is not, so the
-    # sizes as a whole are held to their median (measured here: 2 to 25 %, on a 2-core machine shared with others).
-    assert abs(residuals[0]) < 25.0, done.stdout
+    # The fit trades the smallest sizes against the late receive (a receiver's CPU per message, which a ping-pong
+    # mixes up with the latency), and a single copy bandwidth cannot follow a copy that leaves the caches: the
+    # sizes are held to their median (measured here: 20 to 30 %, on a 2-core machine shared with others).
+    assert abs(residuals[0]) < 60.0, done.stdout
     assert sorted(abs(r) for r in residuals)[len(residuals) // 2] < 40.0, done.stdout
