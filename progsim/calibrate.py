@@ -131,9 +131,9 @@ def measure_library(library_name: str, transport: str, env: tuple[tuple[str, str
 
 def pingpong_lines(size: int, iterations: int = PINGPONG_ITERATIONS) -> list[list[str]]:
     """Blocking ping-pongs between ranks 0 and 1, as the benchmark's: send, then receive the same size back."""
-    ping = [f"0 init", *[line for _ in range(iterations) for line in (f"0 send 1 0 {size}", f"0 recv 1 0 {size}")],
+    ping = ["0 init", *[line for _ in range(iterations) for line in (f"0 send 1 0 {size}", f"0 recv 1 0 {size}")],
             "0 finalize"]
-    pong = [f"1 init", *[line for _ in range(iterations) for line in (f"1 recv 0 0 {size}", f"1 send 0 0 {size}")],
+    pong = ["1 init", *[line for _ in range(iterations) for line in (f"1 recv 0 0 {size}", f"1 send 0 0 {size}")],
             "1 finalize"]
     return [ping, pong]
 

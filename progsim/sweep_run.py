@@ -93,10 +93,6 @@ def trace_task(trace: Path, compiled: Compiled, mechanism: str, settings: list[s
 
 # ---- pools --------------------------------------------------------------------------------------------------------
 
-class TaskFuture(Protocol):
-    def result(self) -> Any: ...
-
-
 class Pool(Protocol):
     def submit(self, fn: Callable[..., Any], *args: Any) -> Any: ...
 

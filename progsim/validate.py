@@ -16,7 +16,6 @@ import argparse
 import math
 import os
 import re
-import statistics
 import sys
 import tempfile
 from dataclasses import dataclass, replace
