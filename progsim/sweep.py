@@ -19,6 +19,7 @@
       platform: [../platforms/bora.yaml]          # whole platforms
       placement.ranks_per_node: [1, 2]
       overlap.side: [sender, receiver]            # overlap.tests too
+      trace: [a/trace_list.txt, b/trace_list.txt] # traces, with a trace workload
     output: results/laptop-overlap.parquet        # or .csv; `progsim sweep --out` overrides it
 
 A plain scenario (`trace:` and `progress:` at the top, as `progsim scenario` reads it) is a sweep over its mechanisms.
@@ -108,6 +109,8 @@ class SweepSpec:
         if platform_values:
             platform = platform_variant(platform, platform_values)
         workload = self.workload
+        if "trace" in chosen:
+            workload = TraceWorkload(self.path.parent / str(chosen["trace"]))
         if isinstance(workload, OverlapWorkload):
             workload = OverlapWorkload(str(chosen.get("overlap.side", workload.side)), workload.sizes,
                                        workload.compute, int(chosen.get("overlap.tests", workload.tests)))
@@ -321,6 +324,11 @@ def _axis(r: _Reader, spec: SweepSpec, name: str, values: Any, known: set[str], 
             except ValueError as error:
                 raise r.error(f"{path}[{i}]", str(error)) from None
             _load_platform(r, variant, f"{path}[{i}]")
+    elif name == "trace":
+        if not isinstance(spec.workload, TraceWorkload):
+            raise r.error(path, "sweeps traces, but the workload is the overlap benchmark")
+        for i, value in enumerate(values):
+            r.file(value, f"{path}[{i}]", "trace file")
     elif name == "placement.ranks_per_node":
         for i, value in enumerate(values):
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -341,8 +349,8 @@ def _axis(r: _Reader, spec: SweepSpec, name: str, values: Any, known: set[str], 
                 r.count(value, f"{path}[{i}]")
     else:
         raise r.error(path, "unknown axis (expected progress, platform, platform.<path in the platform YAML>, "
-                            "placement.ranks_per_node, placement.policy, set.<engine parameter>, overlap.side or "
-                            "overlap.tests)")
+                            "placement.ranks_per_node, placement.policy, set.<engine parameter>, trace, "
+                            "overlap.side or overlap.tests)")
     return Axis(name, tuple(values))
 
 

@@ -173,11 +173,9 @@ def inputs_digest(spec: SweepSpec, points: list[Point]) -> str:
             files.add(point.workload.trace)
     for file in sorted(files):
         digest.update(str(file.name).encode() + file.read_bytes())
-    for point in points:
-        if isinstance(point.workload, TraceWorkload):
-            for trace in inspect_trace(point.workload.trace).files:
-                digest.update(str(trace.stat().st_size).encode())
-            break
+    for listing in sorted({p.workload.trace for p in points if isinstance(p.workload, TraceWorkload)}):
+        for trace in inspect_trace(listing).files:
+            digest.update(str(trace.stat().st_size).encode())
     with engine_binary().open("rb") as engine:
         for block in iter(lambda: engine.read(1 << 20), b""):
             digest.update(block)
