@@ -10,102 +10,43 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from progsim.engine import progress_mechanisms, replay
-from progsim.platform import compile_platform, load_platform
-from progsim.platform.model import PLACEMENTS, Platform, PlacementSpec
-from progsim.platform.yamlsource import load_located
+from progsim.errors import InputError
 
 
-@dataclass(frozen=True)
-class Scenario:
-    name: str
-    description: str
-    platform: Platform
-    trace: Path
-    progress: tuple[str, ...]
+def run_scenario(path: Path) -> tuple[Any, list[dict[str, Any]]]:
+    """Replays the scenario's trace under each mechanism (and each point of its sweep, if it has one) through the
+    sweep runner; the spec and one row per point, as format_table reads them."""
+    from progsim.sweep import TraceWorkload, load_sweep
+    from progsim.sweep_run import LocalPool, default_jobs, run_sweep
 
-
-def load_scenario(path: Path) -> Scenario:
-    source = load_located(path)
-    data = source.data
-    allowed = {"name", "description", "platform", "trace", "progress", "placement"}
-    if not isinstance(data, dict):
-        raise source.error("(top)", "expected a mapping")
-    for key in data:
-        if key not in allowed:
-            raise source.error(key, f"unknown key '{key}' (expected one of: {', '.join(sorted(allowed))})")
-    for key in ("name", "platform", "trace", "progress"):
-        if key not in data:
-            raise source.error("(top)", f"missing key '{key}'")
-    base = path.parent
-    for key in ("name", "platform", "trace"):
-        if not isinstance(data[key], str) or not data[key]:
-            raise source.error(key, f"expected a text (a name or a path), got {data[key]!r}")
-    platform_path = base / data["platform"]
-    if not platform_path.is_file():
-        raise source.error("platform", f"no such platform file: {platform_path}")
-    platform = load_platform(platform_path)
-    if "placement" in data:
-        override = data["placement"]
-        if not isinstance(override, dict) or set(override) - {"policy", "ranks_per_node"}:
-            raise source.error("placement", "expected {policy, ranks_per_node}")
-        policy = override.get("policy", platform.placement.policy)
-        if policy not in PLACEMENTS:
-            raise source.error("placement.policy", f"expected one of {', '.join(PLACEMENTS)}, got {policy!r}")
-        per_node = override.get("ranks_per_node", platform.placement.ranks_per_node)
-        if not isinstance(per_node, int) or per_node < 1:
-            raise source.error("placement.ranks_per_node", f"expected a positive integer, got {per_node!r}")
-        platform = dataclasses.replace(platform, placement=PlacementSpec(policy, per_node))
-    progress = data["progress"]
-    if isinstance(progress, str):
-        progress = [progress]
-    if not isinstance(progress, list) or not progress:
-        raise source.error("progress", f"expected a mechanism or a non-empty list of them, got {progress!r}")
-    for i, mechanism in enumerate(progress):
-        if mechanism not in progress_mechanisms():
-            raise source.error(f"progress[{i}]", f"unknown mechanism {mechanism!r} (expected one of: "
-                                                 f"{', '.join(progress_mechanisms())})")
-    trace = base / data["trace"]
-    if not trace.is_file():
-        raise source.error("trace", f"no such trace file: {trace}")
-    return Scenario(str(data["name"]), str(data.get("description", "")), platform, trace, tuple(progress))
-
-
-def run_scenario(scenario: Scenario, workdir: Path) -> list[dict[str, Any]]:
-    """Replays the trace under each mechanism; returns one row per mechanism."""
-    from progsim.cli import trace_ranks
-
-    ranks = trace_ranks(scenario.trace)
-    compiled = compile_platform(scenario.platform, workdir / "platform", ranks)
-    rows = []
-    for mechanism in scenario.progress:
-        out = workdir / f"results-{mechanism}.json"
-        run = replay(scenario.trace, compiled, mechanism, out)
-        if run.returncode != 0 or run.results is None:  # the row stays, marked; the others still run
-            lines = [line.strip() for line in run.stderr.splitlines() if line.strip()]
-            first = next((line for line in lines if line.startswith(("progsim: error:", "Deadlock"))),
-                         lines[0] if lines else "no message").removeprefix("progsim: error: ")
-            rows.append({"progress": mechanism, "failed": run.returncode, "message": first[:200]})
+    spec = load_sweep(path)
+    if not isinstance(spec.workload, TraceWorkload):
+        raise InputError(f"{path}: the overlap benchmark draws a heatmap: run it with 'progsim sweep {path}'")
+    pool = LocalPool(default_jobs())
+    try:
+        with tempfile.TemporaryDirectory(prefix="progsim-scenario-") as scratch:
+            outcome = run_sweep(spec, Path(scratch) / "scenario.csv", pool, lambda _: None, lambda _: None)
+    finally:
+        pool.close()
+    axes = [a.name for a in spec.axes if a.name != "progress"]
+    rows: list[dict[str, Any]] = []
+    for row in outcome.rows:
+        label = " ".join([row["mechanism"], *(f"{axis}={row[axis]}" for axis in axes)])
+        if row["error"]:  # the row stays, marked; the others still ran
+            code, _, message = row["error"].partition(": ")
+            failed = int(code.split()[1]) if code.startswith("exit ") else 1
+            rows.append({"progress": label, "failed": failed, "message": message[:200]})
             continue
-        ranks_data = run.results["ranks"]
-        n = len(ranks_data)
-        rows.append({
-            "progress": mechanism,
-            "simulated_time": run.results["simulated_time"],
-            "compute": sum(r["compute_time"] for r in ranks_data) / n,
-            "mpi": sum(r["mpi_time"] for r in ranks_data) / n,
-            "wait": sum(r["wait_time"] for r in ranks_data) / n,
-            "progress_cpu": sum(r["progress_cpu_time"] for r in ranks_data) / n,
-        })
-    return rows
+        rows.append({"progress": label, "simulated_time": float(row["simulated_time"]),
+                     "compute": float(row["compute_mean"]), "mpi": float(row["mpi_mean"]),
+                     "wait": float(row["wait_mean"]), "progress_cpu": float(row["progress_cpu_mean"])})
+    return spec, rows
 
 
 def format_table(rows: list[dict[str, Any]]) -> str:
@@ -127,12 +68,15 @@ def format_table(rows: list[dict[str, Any]]) -> str:
 
 
 def main_scenario(path: Path) -> int:
-    scenario = load_scenario(path)
-    print(f"scenario '{scenario.name}': {scenario.description}")
-    print(f"  platform {scenario.platform.name}: {scenario.platform.nodes} nodes, "
-          f"{scenario.platform.placement.ranks_per_node} ranks per node; trace {os.path.relpath(scenario.trace)}")
-    with tempfile.TemporaryDirectory(prefix="progsim-scenario-") as scratch:
-        rows = run_scenario(scenario, Path(scratch))
+    from progsim.cli import trace_ranks
+    from progsim.platform import load_platform
+
+    spec, rows = run_scenario(path)
+    platform = load_platform(spec.platform)
+    per_node = spec.ranks_per_node or platform.placement.ranks_per_node
+    print(f"scenario '{spec.name}': {spec.description}")
+    print(f"  platform {platform.name}: {platform.nodes} nodes, {per_node} ranks per node; trace "
+          f"{os.path.relpath(spec.workload.trace)} ({trace_ranks(spec.workload.trace)} ranks)")
     print(format_table(rows))
     # The worst outcome decides the exit status: a deadlock (3) or bad input (2) anywhere is not a success.
     failures = [row["failed"] for row in rows if "failed" in row]
@@ -143,4 +87,3 @@ def main_scenario(path: Path) -> int:
             what = "deadlock" if row["failed"] == 3 else f"exit {row['failed']}"
             print(f"progsim: error: {path}: {row['progress']}: {what}: {row['message']}", file=sys.stderr)
     return 3 if 3 in failures else 2 if 2 in failures else max(failures)
-
