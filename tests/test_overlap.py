@@ -171,3 +171,15 @@ def test_an_interrupted_grid_resumes_without_recomputing_its_finished_cells(tmp_
     assert "2 rows already done" in resumed.stderr
     assert list(csv.reader(out.open())) == [complete[0], *marked, *complete[3:]]
     assert not partial.exists()
+
+
+def test_the_plot_command_checks_every_image_it_writes(tmp_path: Path) -> None:
+    from conftest import run_cli
+
+    cells = tmp_path / "cells.csv"
+    cells.write_text("mechanism,side,size_bytes,compute_s,tests,overhead_ratio\nnone,receiver,4096,0.001,0,0.98\n")
+    twice = run_cli("plot", str(cells), "--out", str(tmp_path / "a.png"), str(tmp_path / "a.png"))
+    assert twice.returncode == 2 and "name the same file" in twice.stderr, twice.stderr
+    nowhere = run_cli("plot", str(cells), "--out", str(tmp_path / "no" / "a.png"), str(tmp_path / "b.png"))
+    assert nowhere.returncode == 2 and "does not exist" in nowhere.stderr, nowhere.stderr
+    assert not (tmp_path / "b.png").exists()
