@@ -177,7 +177,7 @@ def command_plot(args: argparse.Namespace) -> int:
     for output in outputs:
         if output.suffix not in (".png", ".svg"):
             raise InputError(f"--out {output}: expected a .png or .svg file")
-    check_outputs({f"--out {o}": str(o) for o in outputs}, [cells])  # every image checked, not only the last
+    check_outputs({f"--out ({n})": str(o) for n, o in enumerate(outputs, 1)}, [cells])  # every image, not the last
     rows = read_cells(cells)
     draw(rows, outputs, args.title or f"overhead ratio: {cells.stem}")
     for output in outputs:
