@@ -12,8 +12,12 @@ these.
 
 from __future__ import annotations
 
+import csv
 import math
-from typing import Mapping, Optional, Sequence
+from pathlib import Path
+from typing import Any, Mapping, Optional, Sequence
+
+from progsim.errors import InputError
 
 CELL = ["case", "side", "size_bytes", "compute_s", "tests"]
 METRICS = ["overhead_ratio", "overhead_ratio_min", "overhead_ratio_max",
@@ -64,3 +68,61 @@ def ratio(row: Mapping[str, object]) -> Optional[float]:
         return None
     value = float(text)
     return None if math.isnan(value) else value
+
+
+# ---- reading and writing tables -----------------------------------------------------------------------------
+
+def write_table(rows: list[dict[str, str]], columns: list[str], output: Path) -> None:
+    """CSV or Parquet (by the suffix), written whole to a temporary file and then renamed: a reader never sees half
+    a table. Parquet columns are numbers where every value is one."""
+    partial = output.with_name(f".{output.name}.writing")
+    if output.suffix == ".parquet":
+        import pandas
+
+        frame = pandas.DataFrame(rows, columns=columns)
+        for column in columns:
+            texts = list(frame[column])
+            if any(texts) and all(_is_number(v) for v in texts if v):
+                numbers = [float(v) if v else math.nan for v in texts]
+                whole = all(v.is_integer() for v in numbers)  # no NaN either: NaN is not an integer
+                frame[column] = [int(v) for v in numbers] if whole else numbers
+        frame.to_parquet(partial, index=False)
+    else:
+        with partial.open("w", newline="") as handle:
+            writer = csv.DictWriter(handle, columns)
+            writer.writeheader()
+            writer.writerows(rows)
+    partial.replace(output)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def read_table(path: Path) -> list[dict[str, str]]:
+    """A sweep or heatmap table (CSV or Parquet) as rows of texts; a value that is not a number (NaN: a failed
+    cell, an undefined ratio) is the empty text. InputError naming the file when it cannot be read as one."""
+    kind = "Parquet" if path.suffix == ".parquet" else "CSV"
+    try:
+        if path.suffix == ".parquet":
+            import pandas
+
+            frame = pandas.read_parquet(path)
+            return [{k: "" if v is None or (isinstance(v, float) and math.isnan(v)) else cells_text(v)
+                     for k, v in row.items()} for row in frame.to_dict("records")]
+        with path.open(newline="") as handle:
+            return [{k: "" if v == "nan" else v for k, v in row.items()} for row in csv.DictReader(handle)]
+    except OSError as error:
+        raise InputError(f"{path}: cannot read ({error.strerror or error})") from None
+    except (ValueError, ImportError) as error:  # UnicodeDecodeError, pyarrow's errors: not a table of that kind
+        raise InputError(f"{path}: not a readable {kind} table ({str(error).splitlines()[0][:200]})") from None
+
+
+def cells_text(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.6g}" if value < 1e-3 else (str(int(value)) if value.is_integer() else repr(value))
+    return str(value)

@@ -5,7 +5,6 @@ of a cells table, progsim/cells.py). `draw_panel` draws one heatmap on a given a
 
 from __future__ import annotations
 
-import csv
 import math
 import textwrap
 from dataclasses import dataclass, field
@@ -19,11 +18,10 @@ Position = tuple[int, int]  # (size index, time index) of a cell in a panel
 
 
 def read_cells(path: Path) -> list[dict[str, str]]:
-    try:
-        with path.open(newline="") as handle:
-            rows = list(csv.DictReader(handle))
-    except OSError as error:
-        raise InputError(f"{path}: cannot read ({error.strerror})") from None
+    """A heatmap table, CSV or Parquet (progsim/cells.py reads both)."""
+    from progsim.cells import read_table
+
+    rows = read_table(path)
     needed = {"side", "size_bytes", "compute_s", "overhead_ratio"}
     if not rows or not needed <= set(rows[0]) or not {"case", "mechanism"} & set(rows[0]):
         raise InputError(f"{path}: expected the CSV of 'progsim overlap --csv' (columns mechanism, "

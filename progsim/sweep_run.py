@@ -15,8 +15,8 @@ from __future__ import annotations
 import concurrent.futures
 import csv
 import hashlib
-import math
 import os
+import statistics
 import sys
 import tempfile
 from collections.abc import Callable, Iterable
@@ -64,13 +64,8 @@ def cell_task(cell: overlap.Cell, compiled: Compiled, mechanism: str, settings: 
         return str(error).splitlines()[0]
     return cells.metric_fields([m.overhead_ratio for m in metrics], [m.computation_slowdown for m in metrics],
                                [m.communication_ratio for m in metrics],
-                               _median([m.t_comm_ref for m in metrics]), _median([m.t_comp_ref for m in metrics]))
-
-
-def _median(values: list[float]) -> float:
-    import statistics
-
-    return statistics.median(values)
+                               statistics.median([m.t_comm_ref for m in metrics]),
+                               statistics.median([m.t_comp_ref for m in metrics]))
 
 
 def trace_task(trace: Path, compiled: Compiled, mechanism: str, settings: list[str]) -> dict[str, str] | str:
@@ -226,56 +221,6 @@ class PartialTable:
 
     def close(self) -> None:
         self.handle.close()
-
-
-def write_table(rows: list[dict[str, str]], columns: list[str], output: Path) -> None:
-    """CSV or Parquet (by the suffix), written whole to a temporary file and then renamed: a reader never sees half
-    a table. Parquet columns are numbers where every value is one."""
-    partial = output.with_name(f".{output.name}.writing")
-    if output.suffix == ".parquet":
-        import pandas
-
-        frame = pandas.DataFrame(rows, columns=columns)
-        for column in columns:
-            texts = list(frame[column])
-            if any(texts) and all(_is_number(v) for v in texts if v):
-                numbers = [float(v) if v else math.nan for v in texts]
-                whole = all(v.is_integer() for v in numbers)  # no NaN either: NaN is not an integer
-                frame[column] = [int(v) for v in numbers] if whole else numbers
-        frame.to_parquet(partial, index=False)
-    else:
-        with partial.open("w", newline="") as handle:
-            writer = csv.DictWriter(handle, columns)
-            writer.writeheader()
-            writer.writerows(rows)
-    partial.replace(output)
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-def read_table(path: Path) -> list[dict[str, str]]:
-    """A sweep or heatmap table (CSV or Parquet) as rows of texts; a value that is not a number (NaN: a failed
-    cell, an undefined ratio) is the empty text."""
-    if path.suffix == ".parquet":
-        import pandas
-
-        frame = pandas.read_parquet(path)
-        return [{k: "" if v is None or (isinstance(v, float) and math.isnan(v)) else cells_text(v)
-                 for k, v in row.items()} for row in frame.to_dict("records")]
-    with path.open(newline="") as handle:
-        return [{k: "" if v == "nan" else v for k, v in row.items()} for row in csv.DictReader(handle)]
-
-
-def cells_text(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.6g}" if value < 1e-3 else (str(int(value)) if value.is_integer() else repr(value))
-    return str(value)
 
 
 # ---- the run ------------------------------------------------------------------------------------------------------
@@ -461,7 +406,7 @@ def run_sweep(spec: SweepSpec, output: Path, pool: Pool, advance: Callable[[int]
 
     rows = sorted(run.rows.values(), key=place)
     failed = [row for row in rows if row.get("error")]
-    write_table(rows, columns, output)
+    cells.write_table(rows, columns, output)
     if not failed:
         partial.path.unlink()
     return Outcome(rows, failed, resumed)

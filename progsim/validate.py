@@ -498,7 +498,7 @@ def simulate(case: Case, jobs: int, report: Callable[[str], None]) -> Table:
 
     from progsim.cli import check_settings
     from progsim.sweep import overlap_sweep
-    from progsim.sweep_run import LocalPool, read_table, run_sweep
+    from progsim.sweep_run import LocalPool, run_sweep
 
     simulation = case.simulation
     check_settings(simulation.settings)
@@ -509,10 +509,10 @@ def simulate(case: Case, jobs: int, report: Callable[[str], None]) -> Table:
     try:
         with tempfile.TemporaryDirectory(prefix="progsim-validate-") as scratch:
             output = Path(scratch) / "simulated.csv"
-            run_sweep(spec, output, pool, lambda _: None, report)
-            frame = pd.DataFrame(read_table(output)).replace("", math.nan)
+            rows = run_sweep(spec, output, pool, lambda _: None, report).rows
     finally:
         pool.close()
+    frame = pd.DataFrame(rows).replace({"": math.nan, "nan": math.nan})  # no value, or an undefined ratio
     frame["case"] = simulation.label
     frame["error"] = frame["error"].fillna("")
     return Table(f"the simulation of {case.path}", normalized(frame, str(case.path), [*NEEDED, *REFERENCES]))

@@ -183,3 +183,12 @@ def test_the_plot_command_checks_every_image_it_writes(tmp_path: Path) -> None:
     nowhere = run_cli("plot", str(cells), "--out", str(tmp_path / "no" / "a.png"), str(tmp_path / "b.png"))
     assert nowhere.returncode == 2 and "does not exist" in nowhere.stderr, nowhere.stderr
     assert not (tmp_path / "b.png").exists()
+
+
+def test_the_plot_command_refuses_a_file_that_is_no_table(tmp_path: Path) -> None:
+    from conftest import run_cli
+
+    bad = tmp_path / "cells.parquet"
+    bad.write_bytes(b"\x80\x81 not parquet")
+    done = run_cli("plot", str(bad), "--out", str(tmp_path / "heat.png"))
+    assert done.returncode == 2 and f"{bad}: not a readable Parquet table" in done.stderr, done.stderr

@@ -132,7 +132,7 @@ def test_parquet_holds_the_same_table_with_numbers_as_numbers(tmp_path: Path) ->
     frame = pandas.read_parquet(tmp_path / "out.parquet")
     assert frame["overhead_ratio"].dtype.kind == "f" and frame["size_bytes"].dtype.kind in "iuf"
     assert list(frame.columns) == list(rows(tmp_path / "out.csv")[0])
-    from progsim.sweep_run import read_table
+    from progsim.cells import read_table
 
     def numbers(table: list[dict[str, str]]) -> list[dict[str, object]]:
         def value(text: str) -> object:
@@ -143,6 +143,8 @@ def test_parquet_holds_the_same_table_with_numbers_as_numbers(tmp_path: Path) ->
         return [{k: value(v) for k, v in row.items()} for row in table]
 
     assert numbers(read_table(tmp_path / "out.parquet")) == numbers(read_table(tmp_path / "out.csv"))
+    drawn = run_cli("plot", str(tmp_path / "out.parquet"), "--out", str(tmp_path / "heat.png"))
+    assert drawn.returncode == 0 and (tmp_path / "heat.png").read_bytes()[:4] == b"\x89PNG", drawn.stderr
 
 
 def test_an_interrupted_sweep_resumes_and_gives_the_same_table(tmp_path: Path) -> None:
