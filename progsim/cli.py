@@ -60,28 +60,31 @@ def compiled_cache(platform: Path, ranks: int) -> Path:
     return cache_root() / f"{platform.stem}-{ranks}-{digest}"
 
 
-def prepare_platform(platform: Path, ranks: int, ranks_per_node: int | None = None) -> Compiled:
+def prepare_platform(platform: Path, ranks: int, ranks_per_node: int | None = None,
+                     policy: str | None = None) -> Compiled:
     """A compiled folder as it is (its hostfile may place more ranks: the first ones are used, as smpirun does), or
-    a YAML platform compiled for `ranks`, with `ranks_per_node` overriding its placement."""
+    a YAML platform compiled for `ranks`, with `ranks_per_node` and `policy` overriding its placement."""
     if platform.is_dir():
         compiled = load_compiled(platform)
         if compiled.ranks < ranks:
             raise InputError(f"{compiled.hostfile}: places {compiled.ranks} ranks but the trace has {ranks}")
-        if ranks_per_node is not None:
+        if ranks_per_node is not None or policy is not None:
             raise InputError(f"{platform}: --ranks-per-node applies to a platform YAML, not to a compiled folder")
         return compiled
     if not platform.is_file():
         raise InputError(f"{platform}: no such platform file or compiled folder")
     model = load_platform(platform)
+    placement = model.placement
     if ranks_per_node is not None:
         if ranks_per_node < 1:
             raise InputError(f"--ranks-per-node {ranks_per_node}: expected a positive number")
-        model = dataclasses.replace(model, placement=dataclasses.replace(model.placement,
-                                                                         ranks_per_node=ranks_per_node))
+        placement = dataclasses.replace(placement, ranks_per_node=ranks_per_node)
+    if policy is not None:
+        placement = dataclasses.replace(placement, policy=policy)
     cache = compiled_cache(platform, ranks)
-    if ranks_per_node is not None:
-        cache = cache.with_name(f"{cache.name}-{ranks_per_node}pn")
-    return compile_platform(model, cache, ranks)
+    if placement != model.placement:
+        cache = cache.with_name(f"{cache.name}-{placement.policy}-{placement.ranks_per_node}pn")
+    return compile_platform(dataclasses.replace(model, placement=placement), cache, ranks)
 
 
 def check_settings(settings: list[str]) -> None:

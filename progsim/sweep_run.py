@@ -29,6 +29,7 @@ from progsim import sweep as sweep_module
 from progsim.engine import engine_binary, inspect_trace, replay
 from progsim.errors import InputError
 from progsim.platform import Compiled, load_platform
+from progsim.platform.model import Platform
 from progsim.sweep import OverlapWorkload, Point, SweepSpec, TraceWorkload, axis_column
 
 TRACE_METRICS = ["simulated_time", "compute_mean", "mpi_mean", "wait_mean", "progress_cpu_mean"]
@@ -232,37 +233,6 @@ class Outcome:
     resumed: int
 
 
-class _Compiler:
-    """Each (platform, placement, ranks) compiled once, in this process, before its tasks are sent out."""
-
-    def __init__(self) -> None:
-        self.done: dict[tuple[Path, Optional[int], Optional[str], int], Compiled] = {}
-
-    def __call__(self, point: Point, ranks: int) -> Compiled:
-        import dataclasses
-
-        from progsim.cli import compiled_cache
-        from progsim.platform import compile_platform
-
-        key = (point.platform, point.ranks_per_node, point.placement_policy, ranks)
-        if key not in self.done:
-            model = load_platform(point.platform)
-            placement = model.placement
-            if point.ranks_per_node is not None:
-                placement = dataclasses.replace(placement, ranks_per_node=point.ranks_per_node)
-            if point.placement_policy is not None:
-                placement = dataclasses.replace(placement, policy=point.placement_policy)
-            folder = compiled_cache(point.platform, ranks)
-            folder = folder.with_name(f"{folder.name}-{placement.policy}-{placement.ranks_per_node}pn")
-            self.done[key] = compile_platform(dataclasses.replace(model, placement=placement), folder, ranks)
-        return self.done[key]
-
-
-def _base_row(point: Point) -> dict[str, str]:
-    return {"platform": load_platform(point.platform).name, "mechanism": point.mechanism,
-            **{k: v for k, v in point.columns if k != "progress"}}
-
-
 def _case(point: Point, base: dict[str, str]) -> str:
     """The panel a cell belongs to: the platform, the mechanism and the other axes' values."""
     others = [f"{k}={v}" for k, v in point.columns if k not in ("progress", "overlap.side")]
@@ -273,9 +243,30 @@ class _Run:
     def __init__(self, spec: SweepSpec, pool: Pool, partial: PartialTable, keys: list[str],
                  advance: Callable[[int], None]):
         self.spec, self.pool, self.partial, self.keys, self.advance = spec, pool, partial, keys, advance
-        self.compile = _Compiler()
+        self.compiled: dict[tuple[Path, Optional[int], Optional[str], int], Compiled] = {}
+        self.models: dict[Path, Platform] = {}
         self.rows: dict[tuple[str, ...], dict[str, str]] = {}
         self.waiting: dict[Any, Callable[[Any], None]] = {}  # future -> what to do with its result
+
+    def model(self, point: Point) -> Platform:
+        """The point's platform, read once per file."""
+        if point.platform not in self.models:
+            self.models[point.platform] = load_platform(point.platform)
+        return self.models[point.platform]
+
+    def compile(self, point: Point, ranks: int) -> Compiled:
+        """Each (platform, placement, ranks) compiled once, in this process, before its tasks are sent out."""
+        from progsim.cli import prepare_platform
+
+        key = (point.platform, point.ranks_per_node, point.placement_policy, ranks)
+        if key not in self.compiled:
+            self.compiled[key] = prepare_platform(point.platform, ranks, point.ranks_per_node, point.placement_policy)
+        return self.compiled[key]
+
+    def base_row(self, point: Point) -> dict[str, str]:
+        """The columns that say which point a row is (point_columns)."""
+        return {"platform": self.model(point).name, "mechanism": point.mechanism,
+                **{k: v for k, v in point.columns if k != "progress"}}
 
     def key(self, row: dict[str, str]) -> tuple[str, ...]:
         return tuple(row[k] for k in self.keys)
@@ -315,7 +306,7 @@ class _Run:
         workload = point.workload
         assert isinstance(workload, OverlapWorkload)
         case = _case(point, base)
-        speed = load_platform(point.platform).node.core_speed
+        speed = self.model(point).node.core_speed
         todo: list[tuple[dict[str, str], overlap.Cell, int, float]] = []
         for size in workload.sizes:
             for seconds in workload.compute:
@@ -387,7 +378,7 @@ def run_sweep(spec: SweepSpec, output: Path, pool: Pool, advance: Callable[[int]
     try:
         order: list[dict[str, str]] = []
         for point in points:
-            base = _base_row(point)
+            base = run.base_row(point)
             order.append(base)
             if isinstance(point.workload, TraceWorkload):
                 run.trace_point(point, base)
