@@ -35,6 +35,8 @@ from typing import Any, Callable, Optional, Sequence
 import yaml
 
 from progsim.errors import InputError
+from progsim.platform.annotated_yaml import annotated_lines, leaves
+from progsim.platform.yamlsource import set_path
 
 PROBE_S = 0.002  # the receiver's computation before its receive, far longer than any eager transfer here
 PROBE_SIZES = sorted({int(m * 2 ** k) for k in range(3, 21) for m in (1, 1.5)} | {2 ** 21})  # 8 B .. 2 MiB
@@ -193,19 +195,6 @@ class Free:
     meaning: str
 
 
-def _set(data: dict[str, Any], path: str, value: Any) -> None:
-    from progsim.sweep import _set_path
-
-    _set_path(data, path, value)
-
-
-def _get(data: dict[str, Any], path: str) -> Any:
-    node: Any = data
-    for part in path.replace("[", ".").replace("]", "").split("."):
-        node = node[int(part)] if part.isdigit() else node[part]
-    return node
-
-
 def calibrated_data(base: dict[str, Any], measured: Measured, name: str) -> dict[str, Any]:
     """The base platform reshaped for the two ranks of the benchmark on this machine: one node whose cores share
     memory (shm), or two one-core nodes joined by the loopback (tcp), with the measured overheads and protocols."""
@@ -283,7 +272,7 @@ def fit(data: dict[str, Any], measured: Measured, free: list[Free], simulator: S
     def platform_for(x: Sequence[float]) -> tuple[dict[str, Any], Path]:
         trial = copy.deepcopy(data)
         for parameter, value in zip(free, x):
-            _set(trial, parameter.path, float(f"{math.exp(value):.6g}"))
+            set_path(trial, parameter.path, float(f"{math.exp(value):.6g}"))
         path = folder / f"trial-{abs(hash(tuple(x))) % 10 ** 12}.yaml"
         path.write_text(yaml.safe_dump(trial, sort_keys=False))
         return trial, path
@@ -317,44 +306,6 @@ def fit(data: dict[str, Any], measured: Measured, free: list[Free], simulator: S
 
 # ---- writing it ---------------------------------------------------------------------------------------------------
 
-def _scalar(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.6g}" if "e" in f"{value:.6g}" or "." in f"{value:.6g}" else f"{value:.1f}"
-    text: str = yaml.safe_dump(value, default_flow_style=True, width=10 ** 6).strip()
-    return text.removesuffix("\n...").strip()
-
-
-def emit(data: Any, notes: dict[str, str], path: str = "", indent: int = 0) -> list[str]:
-    """YAML lines of nested mappings and lists, each value followed by its note (`# measured here: ...`)."""
-    pad = " " * indent
-    lines: list[str] = []
-    items = data.items() if isinstance(data, dict) else enumerate(data)
-    for key, value in items:
-        child = f"{path}[{key}]" if isinstance(key, int) else (f"{path}.{key}" if path else str(key))
-        head = f"{pad}- " if isinstance(key, int) else f"{pad}{key}:"
-        note = f"  # {notes[child]}" if child in notes else ""
-        if isinstance(value, (dict, list)) and value:
-            if isinstance(key, int):  # a list item that is a mapping: its first key on the dash's line
-                inner = emit(value, notes, child, indent + 2)
-                lines.append(f"{pad}- {inner[0].lstrip()}")
-                lines.extend(inner[1:])
-            else:
-                lines.append(head + note)
-                lines.extend(emit(value, notes, child, indent + 2))
-        else:
-            lines.append(f"{head} {_scalar(value)}{note}" if not isinstance(key, int) else f"{head}{_scalar(value)}")
-    return lines
-
-
-def _leaves(data: Any, path: str = "") -> list[str]:
-    """Every scalar's path ("node.memory.latency", "nics[0].bandwidth")."""
-    if isinstance(data, dict):
-        return [leaf for key, value in data.items() for leaf in _leaves(value, f"{path}.{key}" if path else key)]
-    if isinstance(data, list) and data and all(isinstance(v, (dict, list)) for v in data):
-        return [leaf for i, value in enumerate(data) for leaf in _leaves(value, f"{path}[{i}]")]
-    return [path]
-
-
 def platform_text(data: dict[str, Any], measured: Measured, result: Fit, free: list[Free], base: Path,
                   command: str) -> str:
     today = datetime.date.today().isoformat()
@@ -377,7 +328,7 @@ def platform_text(data: dict[str, Any], measured: Measured, result: Fit, free: l
     notes[f"{threshold_key}.eager_threshold"] = f"measured here: {protocol.evidence.split(';')[0]}"
     notes[f"{threshold_key}.rendezvous"] = "measured here: " + (protocol.evidence.split("; ")[1]
                                                                 if ";" in protocol.evidence else protocol.evidence)
-    for leaf in _leaves(data):
+    for leaf in leaves(data):
         notes.setdefault(leaf, f"kept from {base.name} (its comment there says where it comes from)")
     notes["name"] = "the calibration's name"
     header = [
@@ -397,7 +348,7 @@ def platform_text(data: dict[str, Any], measured: Measured, result: Fit, free: l
     body = dict(data)
     body["description"] = (f"This machine's two cores as {case} sees them (progsim calibrate, {today}); "
                            f"base: {base.name}")
-    return "\n".join([*header, *emit(body, notes)]) + "\n"
+    return "\n".join([*header, *annotated_lines(body, notes)]) + "\n"
 
 
 # ---- the command --------------------------------------------------------------------------------------------------

@@ -32,7 +32,6 @@ import dataclasses
 import hashlib
 import itertools
 import math
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -43,7 +42,7 @@ from progsim.errors import InputError
 from progsim.overlap import SIDES
 from progsim.platform import load_platform
 from progsim.platform.model import PLACEMENTS, parse_quantity
-from progsim.platform.yamlsource import Located, load_located
+from progsim.platform.yamlsource import Located, load_located, set_path
 
 TOP_KEYS = {"name", "description", "platform", "placement", "workload", "trace", "progress", "set", "sweep", "output"}
 OVERLAP_KEYS = {"side", "sizes", "compute", "tests"}
@@ -139,38 +138,6 @@ def setting_text(value: Any) -> str:
     return f"{value:.17g}" if isinstance(value, float) else str(value)
 
 
-# A path into a platform YAML: words, dots and [index]es (nics[0].bandwidth, node.memory.bandwidth).
-_STEP = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)((?:\[\d+\])*)")
-
-
-def _set_path(data: Any, path: str, value: Any) -> None:
-    steps: list[Union[str, int]] = []
-    for part in path.split("."):
-        match = _STEP.fullmatch(part)
-        if not match:
-            raise ValueError(f"'{path}' is not a path into the platform YAML (e.g. nics[0].bandwidth)")
-        steps.append(match.group(1))
-        steps += [int(i) for i in re.findall(r"\[(\d+)\]", match.group(2))]
-    node = data
-    for depth, step in enumerate(steps[:-1]):
-        here = ".".join(str(s) for s in steps[:depth + 1])
-        if isinstance(step, int):
-            if not isinstance(node, list) or step >= len(node):
-                raise ValueError(f"the platform has no [{step}] at {here}")
-        elif not isinstance(node, dict) or step not in node:
-            raise ValueError(f"the platform has no '{step}' at {here}")
-        node = node[step]
-    last = steps[-1]
-    if isinstance(last, int):
-        if not isinstance(node, list) or last >= len(node):
-            raise ValueError(f"the platform has no [{last}] in {path}")
-        node[last] = value
-    elif not isinstance(node, dict):
-        raise ValueError(f"the platform has no mapping to hold '{last}' in {path}")
-    else:
-        node[last] = value
-
-
 def variants_folder() -> Path:
     from progsim.cli import cache_root
 
@@ -182,7 +149,7 @@ def platform_variant(platform: Path, values: dict[str, Any]) -> Path:
     (the same sweep writes the same files); ValueError when a path does not exist in the platform."""
     data = copy.deepcopy(load_located(platform).data)
     for path, value in values.items():
-        _set_path(data, path, value)
+        set_path(data, path, value)
     text = f"# {platform.name} with {', '.join(f'{k} = {v}' for k, v in values.items())} (progsim sweep)\n" \
            + yaml.safe_dump(data, sort_keys=False)
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -20,7 +20,7 @@ import yaml
 from conftest import REPOSITORY, run_cli
 from progsim import calibrate
 from progsim.platform import load_platform
-from progsim.platform.yamlsource import load_located
+from progsim.platform.yamlsource import load_located, set_path
 
 BASE = REPOSITORY / "platforms" / "laptop-2core.yaml"
 SIZES = [8, 1024, 4096, 16384, 65536, 262144, 1048576, 16777216]
@@ -38,7 +38,7 @@ def test_the_fit_finds_the_parameters_of_a_platform_from_its_own_ping_pongs(tmp_
     data = calibrate.calibrated_data(load_located(BASE).data, measured([1.0] * len(SIZES)), "truth")
     truth = copy.deepcopy(data)
     for path, value in TRUTH.items():
-        calibrate._set(truth, path, value)
+        set_path(truth, path, value)
     (tmp_path / "truth.yaml").write_text(yaml.safe_dump(truth, sort_keys=False))
     simulator = calibrate.Simulator(2)
     try:

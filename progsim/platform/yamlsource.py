@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -109,3 +110,34 @@ def load_located(path: Path) -> Located:
     walk = _Walk(path)
     data = walk.value(node, "") if node is not None else None
     return Located(path, data, walk.lines)
+
+
+# A path into a YAML document: words, dots and [index]es (nics[0].bandwidth, node.memory.bandwidth).
+_STEP = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)((?:\[\d+\])*)")
+
+
+def set_path(data: Any, path: str, value: Any) -> None:
+    """Sets the value at `path` in a loaded platform YAML; its parents must exist, its last key may be new.
+    ValueError saying which step is missing otherwise."""
+    steps: list[str | int] = []
+    for part in path.split("."):
+        match = _STEP.fullmatch(part)
+        if not match:
+            raise ValueError(f"'{path}' is not a path into the platform YAML (e.g. nics[0].bandwidth)")
+        steps.append(match.group(1))
+        steps += [int(i) for i in re.findall(r"\[(\d+)\]", match.group(2))]
+    node = data
+    for depth, step in enumerate(steps):
+        here = ".".join(str(s) for s in steps[:depth + 1])
+        last = depth == len(steps) - 1
+        if isinstance(step, int):
+            if not isinstance(node, list) or step >= len(node):
+                raise ValueError(f"the platform has no [{step}] at {here}")
+        elif not isinstance(node, dict):
+            raise ValueError(f"the platform has no mapping to hold '{step}' at {here}")
+        elif step not in node and not last:
+            raise ValueError(f"the platform has no '{step}' at {here}")
+        if last:
+            node[step] = value
+        else:
+            node = node[step]
