@@ -136,7 +136,8 @@ def _quantities(text: str, unit: str, option: str) -> list[float]:
 def command_overlap(args: argparse.Namespace) -> int:
     from progsim.cells import COLUMNS
     from progsim.sweep import overlap_sweep
-    from progsim.sweep_run import LocalPool, ProgressBar, expected_rows, run_sweep
+    from progsim.pools import LocalPool
+    from progsim.sweep_run import ProgressBar, expected_rows, run_sweep
 
     check_settings(args.set)
     platform = Path(args.platform)

@@ -12,17 +12,15 @@ Dask workers must see the same files as this process (a shared file system, as o
 
 from __future__ import annotations
 
-import concurrent.futures
 import csv
 import hashlib
-import os
 import statistics
 import sys
 import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, Protocol
+from typing import Any, Optional
 
 from progsim import __version__, cells, overlap
 from progsim import sweep as sweep_module
@@ -30,6 +28,7 @@ from progsim.engine import engine_binary, inspect_trace, replay
 from progsim.errors import InputError
 from progsim.platform import Compiled, load_platform
 from progsim.platform.model import Platform
+from progsim.pools import Pool, default_jobs, make_pool
 from progsim.sweep import OverlapWorkload, Point, SweepSpec, TraceWorkload, axis_column
 
 TRACE_METRICS = ["simulated_time", "compute_mean", "mpi_mean", "wait_mean", "progress_cpu_mean"]
@@ -37,20 +36,13 @@ TRACE_METRICS = ["simulated_time", "compute_mean", "mpi_mean", "wait_mean", "pro
 
 # ---- tasks: module functions, so that worker processes (local or Dask) can run them -------------------------------
 
-def _replay_ranks(lines: list[list[str]], compiled: Compiled, mechanism: str, settings: list[str]) -> list[dict]:
-    with tempfile.TemporaryDirectory(prefix="progsim-sweep-") as scratch:
-        return overlap._ranks(lines, "run", compiled, mechanism, Path(scratch), settings)
-
-
 def reference_task(kind: str, cell: overlap.Cell, compiled: Compiled, mechanism: str,
                    settings: list[str]) -> tuple[float, float] | str:
     """Per rank, the communication alone's time or the computation alone's; an error's first line if it fails."""
+    reference = overlap.communication_reference if kind == "comm" else overlap.computation_reference
     try:
-        if kind == "comm":
-            ranks = _replay_ranks(overlap.communication_alone(cell), compiled, mechanism, settings)
-            return ranks[0]["end_time"], ranks[1]["end_time"]
-        ranks = _replay_ranks(overlap.computation_alone(cell), compiled, mechanism, settings)
-        return ranks[0]["compute_time"], ranks[1]["compute_time"]
+        with tempfile.TemporaryDirectory(prefix="progsim-sweep-") as scratch:
+            return reference(cell, compiled, mechanism, Path(scratch), settings)
     except overlap.ReplayFailed as error:
         return str(error).splitlines()[0]
 
@@ -85,60 +77,6 @@ def trace_task(trace: Path, compiled: Compiled, mechanism: str, settings: list[s
             "mpi_mean": f"{sum(r['mpi_time'] for r in ranks) / n:.9g}",
             "wait_mean": f"{sum(r['wait_time'] for r in ranks) / n:.9g}",
             "progress_cpu_mean": f"{sum(r['progress_cpu_time'] for r in ranks) / n:.9g}"}
-
-
-# ---- pools --------------------------------------------------------------------------------------------------------
-
-class Pool(Protocol):
-    def submit(self, fn: Callable[..., Any], *args: Any) -> Any: ...
-
-    def wait_any(self, futures: set[Any]) -> set[Any]: ...
-
-    def close(self) -> None: ...
-
-
-class LocalPool:
-    """Worker processes on this machine."""
-
-    def __init__(self, jobs: int):
-        self.executor = concurrent.futures.ProcessPoolExecutor(max_workers=jobs)
-
-    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
-        return self.executor.submit(fn, *args)
-
-    def wait_any(self, futures: set[Any]) -> set[Any]:
-        done, _ = concurrent.futures.wait(futures, return_when=concurrent.futures.FIRST_COMPLETED)
-        return set(done)
-
-    def close(self) -> None:
-        self.executor.shutdown(cancel_futures=True)
-
-
-class DaskPool:
-    """The workers of a Dask cluster, reached through its scheduler."""
-
-    def __init__(self, address: str):
-        try:
-            from distributed import Client
-        except ImportError:
-            raise InputError("--scheduler needs Dask's distributed package (pip install 'dask[distributed]')") \
-                from None
-        try:
-            self.client = Client(address, timeout="20s")
-        except (OSError, TimeoutError) as error:
-            raise InputError(f"--scheduler {address}: cannot reach a Dask scheduler there ({error})") from None
-
-    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
-        return self.client.submit(fn, *args, pure=False)  # replays have files of their own: never deduplicated
-
-    def wait_any(self, futures: set[Any]) -> set[Any]:
-        from distributed import wait
-
-        done, _ = wait(list(futures), return_when="FIRST_COMPLETED")
-        return set(done)
-
-    def close(self) -> None:
-        self.client.close()
 
 
 # ---- the table ----------------------------------------------------------------------------------------------------
@@ -401,14 +339,6 @@ def run_sweep(spec: SweepSpec, output: Path, pool: Pool, advance: Callable[[int]
     if not failed:
         partial.path.unlink()
     return Outcome(rows, failed, resumed)
-
-
-def make_pool(jobs: int, scheduler: Optional[str]) -> Pool:
-    return DaskPool(scheduler) if scheduler else LocalPool(jobs)
-
-
-def default_jobs() -> int:
-    return os.cpu_count() or 1
 
 
 class ProgressBar:

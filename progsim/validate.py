@@ -498,7 +498,8 @@ def simulate(case: Case, jobs: int, report: Callable[[str], None]) -> Table:
 
     from progsim.cli import check_settings
     from progsim.sweep import overlap_sweep
-    from progsim.sweep_run import LocalPool, run_sweep
+    from progsim.pools import LocalPool
+    from progsim.sweep_run import run_sweep
 
     simulation = case.simulation
     check_settings(simulation.settings)
