@@ -169,9 +169,6 @@ class Simulator:
     def __init__(self, jobs: int):
         self.pool = ProcessPoolExecutor(max_workers=jobs)
 
-    def half_rtts(self, platform: Path, sizes: Sequence[int]) -> list[float]:
-        return self.observe(platform, sizes)[0]
-
     def observe(self, platform: Path, sizes: Sequence[int]) -> tuple[list[float], float]:
         from progsim.platform import compile_platform, load_platform
 
