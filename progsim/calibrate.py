@@ -9,7 +9,12 @@
    - the rendezvous: the sender computes while a large message is in flight; if the receiver, blocked in its wait,
      pulls the data meanwhile (overhead ratio near 0) the rendezvous is receiver-driven (`get`), else the sender
      must push it (`put`; `pipelined` over TCP, which sends fragment by fragment).
-3. Fit the model's free parameters (latency and bandwidth of the path, the copy bandwidth of a core) by least
+3. See whether the library's own threads share a computing rank's core: time computations alone of 1 to 30 ms.
+   Stretched by about 2x once they exceed a few ms, they share it with a thread that spins on the rank's core (MPICH's
+   asynchronous progress thread): the platform's progress thread becomes a busy one, and the OS time slice that
+   best reproduces the stretches (the thread takes a slice after each of the rank's) is fitted. Otherwise the
+   threads poll, and the share of the core they took becomes the poll cost.
+4. Fit the model's free parameters (latency and bandwidth of the path, the copy bandwidth of a core) by least
    squares on log(simulated / measured) half round trips, every simulated value a replay of the same ping-pong by
    progsim-engine under `none` (a real library without asynchronous progress). The per-call overheads are the
    measured post and test times themselves. SimGrid's network model is CM02 without cross-traffic, so that the
@@ -45,6 +50,9 @@ PINGPONG_SIZES = [8, 64, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 13107
 PINGPONG_ITERATIONS = 4  # simulated: every iteration takes the same time, the first included
 SIMULATED_MECHANISM = "none"
 LATE_WEIGHT = 1.0  # the late receive counts as one ping-pong size in the least squares
+CORE_PROBE_S = (0.001, 0.003, 0.01, 0.03)  # computations alone, to see the library's threads take their slices
+SPINNING_STRETCH = 1.25  # the longest computation alone stretched beyond this: a thread spins on the rank's core
+SLICES_S = [round(0.1e-3 * k, 7) for k in range(2, 201)]  # time slices tried: 0.2 .. 20 ms
 
 
 @dataclass(frozen=True)
@@ -54,8 +62,40 @@ class Protocols:
     smallest_rendezvous: Optional[int]
     rendezvous: str
     evidence: str  # what the probes measured, for the platform's comments
-    stolen: float  # share of a computing rank's core that the library's own threads took (a progress thread)
     late_receive: float  # s in MPI of a receiver whose smallest message arrived while it computed (its CPU cost)
+
+
+def sliced_seconds(seconds: float, slice_s: float) -> float:
+    """A computation of `seconds` on a core shared with a spinning thread: the thread takes a slice after each of
+    the rank's while work remains (models/progress/thread.cpp, SharedCore)."""
+    turns = max(math.ceil(seconds / slice_s - 1e-9) - 1, 0)
+    return seconds + turns * slice_s
+
+
+@dataclass(frozen=True)
+class CoreShare:
+    """What the library's own threads took from a computing rank's core: computations alone, asked and taken."""
+    asked: tuple[float, ...]
+    taken: tuple[float, ...]
+
+    @property
+    def spinning(self) -> bool:
+        return self.taken[-1] / self.asked[-1] > SPINNING_STRETCH
+
+    @property
+    def stolen(self) -> float:
+        """The share of the core a polling thread took, from the longest computation."""
+        return max(0.0, 1.0 - self.asked[-1] / self.taken[-1])
+
+    @property
+    def slice_s(self) -> float:
+        """The time slice whose turns best reproduce the stretches (least squares on their logarithms)."""
+        def error(slice_s: float) -> float:
+            return sum(math.log(sliced_seconds(a, slice_s) / t) ** 2 for a, t in zip(self.asked, self.taken))
+        return min(SLICES_S, key=error)
+
+    def describe(self) -> str:
+        return ", ".join(f"{a * 1e3:g} ms took {t / a:.2f}x" for a, t in zip(self.asked, self.taken))
 
 
 @dataclass(frozen=True)
@@ -70,6 +110,7 @@ class Measured:
     irecv_post: float
     test: float
     protocols: Protocols
+    core: CoreShare
 
 
 # ---- measuring ---------------------------------------------------------------------------------------------------
@@ -85,10 +126,6 @@ def probe_protocols(library: Any, transport: str, env: tuple[tuple[str, str], ..
     output = measure.run_benchmark(measure.Run(library, transport, env, args, 600.0), binary, "the eager probe")
     # The sender (rank 0, computing nothing): its time from the post to the end of its wait.
     sender = {int(f[2]): float(f[9]) for f in output.rows("overlap") if f[0] == "0"}
-    # The receiver's computation alone, the median over the sizes: longer than asked when a thread of the library
-    # (an asynchronous progress thread) shares its core.
-    alone = sorted(float(f[8]) for f in output.rows("overlap") if f[0] == "1")
-    stolen = max(0.0, 1.0 - PROBE_S / alone[len(alone) // 2])
     # The receiver's time in MPI (post and wait) at the smallest size, its message there before it waits: what a
     # message costs the receiver's CPU, which a ping-pong cannot tell from the latency.
     late_receive = next(float(f[11]) for f in output.rows("overlap") if f[0] == "1" and int(f[2]) == PROBE_SIZES[0])
@@ -100,8 +137,7 @@ def probe_protocols(library: Any, transport: str, env: tuple[tuple[str, str], ..
     evidence = f"sender done before the receiver's receive up to {largest_eager} B" + (
         f", waited for it from {smallest_rendezvous} B" if smallest_rendezvous else ", at every probed size")
     if smallest_rendezvous is None:
-        return Protocols(threshold, largest_eager, None, "get", evidence + " (no rendezvous seen)", stolen,
-                         late_receive)
+        return Protocols(threshold, largest_eager, None, "get", evidence + " (no rendezvous seen)", late_receive)
     big = max(4 * smallest_rendezvous, 1 << 20)
     args = ("overlap", "--sizes", str(big), "--times", "0.004", "--side", "sender", "--tests", "0",
             "--repetitions", "5")
@@ -113,7 +149,22 @@ def probe_protocols(library: Any, transport: str, env: tuple[tuple[str, str], ..
     rendezvous = "get" if pulled else ("pipelined" if transport == "tcp" else "put")
     evidence += (f"; {big} B with 4 ms of computation on the sender: overhead ratio {metrics.overhead_ratio:.2f} "
                  f"({'the receiver pulls' if pulled else 'nothing moves while the sender computes'})")
-    return Protocols(threshold, largest_eager, smallest_rendezvous, rendezvous, evidence, stolen, late_receive)
+    return Protocols(threshold, largest_eager, smallest_rendezvous, rendezvous, evidence, late_receive)
+
+
+def probe_core_share(library: Any, transport: str, env: tuple[tuple[str, str], ...],
+                     progress: Callable[[str], None]) -> CoreShare:
+    """Computations alone on the receiver (after a barrier, beside an 8 B message): how long they really take."""
+    from progsim import measure
+
+    binary = measure.benchmark_binary(library)
+    args = ("overlap", "--sizes", "8", "--times", ",".join(f"{t:.9g}" for t in CORE_PROBE_S), "--side",
+            "receiver", "--tests", "0", "--repetitions", "9")
+    progress(f"calibrate: the library's threads: computations alone of "
+             f"{', '.join(f'{t * 1e3:g}' for t in CORE_PROBE_S)} ms ...")
+    output = measure.run_benchmark(measure.Run(library, transport, env, args, 600.0), binary, "the core probe")
+    taken = {float(f[3]): float(f[8]) for f in output.rows("overlap") if f[0] == "1"}
+    return CoreShare(CORE_PROBE_S, tuple(taken[min(taken, key=lambda t: abs(t - a))] for a in CORE_PROBE_S))
 
 
 def measure_library(library_name: str, transport: str, env: tuple[tuple[str, str], ...], repetitions: int,
@@ -123,10 +174,11 @@ def measure_library(library_name: str, transport: str, env: tuple[tuple[str, str
     library = measure.find_library(library_name)
     rows = measure.measure_pingpong(library, transport, env, PINGPONG_SIZES, repetitions, progress)
     protocols = probe_protocols(library, transport, env, progress)
+    core = probe_core_share(library, transport, env, progress)
     smallest = rows[0]
     return Measured(library_name, rows[0]["library_version"], transport, env, [int(r["size_bytes"]) for r in rows],
                     [float(r["half_rtt_s"]) for r in rows], float(smallest["isend_post_s"]),
-                    float(smallest["irecv_post_s"]), float(smallest["test_s"]), protocols)
+                    float(smallest["irecv_post_s"]), float(smallest["test_s"]), protocols, core)
 
 
 # ---- simulating ---------------------------------------------------------------------------------------------------
@@ -219,11 +271,17 @@ def calibrated_data(base: dict[str, Any], measured: Measured, name: str) -> dict
         data["placement"] = {"policy": "block", "ranks_per_node": 1}
     progress = data.setdefault("progress", {})
     progress.setdefault("dedicated_core", {})["cores"] = 1
-    # A progress thread takes, between its polls, the share of the core the probe saw the library's threads take.
     thread = progress.setdefault("thread", {})
-    interval = float(thread.get("poll_interval", 1e-6))
-    thread["poll_interval"] = interval
-    thread["poll_cost"] = float(f"{max(protocols.stolen, 0.001) * interval:.3g}")
+    core = measured.core
+    if core.spinning: # a thread spins on the rank's core: slices in turn
+        thread["busy"] = True
+        thread["sched_quantum"] = core.slice_s
+        thread.pop("spare_core", None)
+    else: # a polling thread takes, between its polls, the share of the core the probe saw the threads take
+        thread["busy"] = False
+        interval = float(thread.get("poll_interval", 1e-6))
+        thread["poll_interval"] = interval
+        thread["poll_cost"] = float(f"{max(core.stolen, 0.001) * interval:.3g}")
     if measured.transport == "tcp":
         progress.pop("dedicated_core", None)  # one core a node: none to reserve
     return data
@@ -314,13 +372,19 @@ def platform_text(data: dict[str, Any], measured: Measured, result: Fit, free: l
         "mpi.overheads.send": f"measured here: MPI_Isend post time, {measured.sizes[0]} B, median",
         "mpi.overheads.recv": f"measured here: MPI_Irecv post time, {measured.sizes[0]} B, median",
         "mpi.overheads.call": "measured here: one MPI_Test that finds nothing, median",
-        "progress.thread.poll_cost": f"measured here: a computation of {PROBE_S * 1e3:g} ms alone took "
-                                     f"{1 / (1 - protocol.stolen):.3f}x as long with the library's threads "
-                                     f"(share {protocol.stolen:.3f} of the poll interval; 0.001 at least)",
+        "progress.thread.busy": "measured here: computations alone with the library's threads: "
+                                f"{measured.core.describe()}" + ("; a thread spins on the rank's core"
+                                                                 if measured.core.spinning else ""),
+        "progress.thread.poll_cost": f"measured here: a computation of {measured.core.asked[-1] * 1e3:g} ms alone "
+                                     f"lost a share {measured.core.stolen:.3f} of its core to the library's "
+                                     "threads (0.001 at least)",
         "network.model": "calibrated: the fitted latency and bandwidth are what a transfer takes",
         "nodes": "the benchmark's two ranks: " + ("one node, shared memory" if measured.transport == "shm"
                                                   else "two one-core nodes joined by the loopback"),
     })
+    if measured.core.spinning:
+        notes["progress.thread.sched_quantum"] = ("fitted: the time slice after which the spinning thread takes the "
+                                                  "core for as long, to the stretches above (least squares)")
     threshold_key = "mpi.shared_memory" if measured.transport == "shm" else "mpi"
     notes[f"{threshold_key}.eager_threshold"] = f"measured here: {protocol.evidence.split(';')[0]}"
     notes[f"{threshold_key}.rendezvous"] = "measured here: " + (protocol.evidence.split("; ")[1]

@@ -48,6 +48,7 @@ constexpr Spec k_poll_interval{"progsim/thread-poll-interval", "s", "thread: sec
 constexpr Spec k_poll_cost{"progsim/thread-poll-cost", "s", "thread: CPU seconds of one poll"};
 constexpr Spec k_quantum{"progsim/sched-quantum", "s", "thread: a progress thread woken on a busy core waits for the next time slice of this length"};
 constexpr Spec k_spare_core{"progsim/thread-spare-core", "", "thread: progress threads are pinned to cores the ranks do not use (yes or no)"};
+constexpr Spec k_busy{"progsim/thread-busy", "", "thread: each thread spins on its rank's core, as MPICH's asynchronous progress thread does (yes or no): while the rank computes, the OS gives them sched-quantum time slices in turn"};
 constexpr Spec k_dedicated_per{"progsim/dedicated-per", "", "dedicated-core: one progress core per node or per numa domain"};
 constexpr Spec k_dedicated_cores{"progsim/dedicated-cores", "cores", "dedicated-core: cores reserved per node or numa domain"};
 constexpr Spec k_dedicated_step{"progsim/dedicated-step-cost", "s", "dedicated-core: seconds of one step on the progress core"};
@@ -83,6 +84,7 @@ struct Flags {
   Flag<double> poll_cost{k_poll_cost.key, k_poll_cost.description, 1e-7};
   Flag<double> quantum{k_quantum.key, k_quantum.description, 3e-3};
   Flag<bool> spare_core{k_spare_core.key, k_spare_core.description, false};
+  Flag<bool> busy{k_busy.key, k_busy.description, false};
   Flag<std::string> dedicated_per{k_dedicated_per.key, k_dedicated_per.description, "node"};
   Flag<int> dedicated_cores{k_dedicated_cores.key, k_dedicated_cores.description, 1};
   Flag<double> dedicated_step{k_dedicated_step.key, k_dedicated_step.description, 2e-7};
@@ -171,6 +173,13 @@ Parameters Parameters::from_flags()
   p.thread_poll_cost              = checked(k_poll_cost, f.poll_cost.get());
   p.sched_quantum                 = checked(k_quantum, f.quantum.get());
   p.thread_spare_core             = f.spare_core.get();
+  p.thread_busy                   = f.busy.get();
+  if (p.thread_busy && p.thread_spare_core)
+    throw std::invalid_argument(std::string(k_busy.key) + ": a thread that spins on its rank's core cannot also have a "
+                                "spare core of its own (" + k_spare_core.key + "); choose one");
+  if (p.thread_busy && p.sched_quantum <= 0)
+    throw std::invalid_argument(std::string(k_quantum.key) + ": a spinning thread (" + k_busy.key +
+                                ") needs a positive time slice, got 0");
   p.dedicated_per                 = choice(k_dedicated_per, f.dedicated_per.get(), {"node", "numa"});
   p.dedicated_cores               = f.dedicated_cores.get();
   p.dedicated_step_cost           = checked(k_dedicated_step, f.dedicated_step.get());
@@ -224,6 +233,7 @@ std::vector<ParameterInfo> Parameters::describe()
       info(k_poll_cost, number(f.poll_cost.get())),
       info(k_quantum, number(f.quantum.get())),
       info(k_spare_core, f.spare_core.get() ? "yes" : "no"),
+      info(k_busy, f.busy.get() ? "yes" : "no"),
       info(k_dedicated_per, f.dedicated_per.get()),
       info(k_dedicated_cores, std::to_string(f.dedicated_cores.get())),
       info(k_dedicated_step, number(f.dedicated_step.get())),

@@ -42,6 +42,7 @@ struct Parameters {
   double thread_poll_cost     = 0;            // CPU s of one poll
   double sched_quantum        = 0;            // s: a thread woken on a busy core waits for the next time slice
   bool thread_spare_core      = false;        // progress threads are pinned to cores the ranks do not use
+  bool thread_busy            = false;        // each thread spins on its rank's core (time slices in turn)
   std::string dedicated_per;                  // node | numa
   int dedicated_cores        = 1;
   double dedicated_step_cost = 0;             // s of one step on a dedicated core

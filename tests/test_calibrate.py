@@ -9,6 +9,7 @@ calibrated platform's ping-pongs must match the measured ones.
 from __future__ import annotations
 
 import copy
+import json
 import re
 import shutil
 import subprocess
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPOSITORY, run_cli
+from conftest import REPOSITORY, run_cli, write_ranks
 from progsim import calibrate
 from progsim.platform import load_platform
 from progsim.platform.yamlsource import load_located, set_path
@@ -28,10 +29,44 @@ TRUTH = {"node.memory.latency": 4e-7, "node.copy_bandwidth": 6e9, "node.memory.b
          "mpi.overheads.step": 3e-7}
 
 
-def measured(half_rtt: list[float], transport: str = "shm", late_receive: float = 6e-7) -> calibrate.Measured:
-    protocols = calibrate.Protocols(4097, 4096, 6144, "get", "sender done early up to 4096 B; ratio 0.01", 0.0,
+NOT_STRETCHED = calibrate.CoreShare(calibrate.CORE_PROBE_S, tuple(1.01 * t for t in calibrate.CORE_PROBE_S))
+
+
+def measured(half_rtt: list[float], transport: str = "shm", late_receive: float = 6e-7,
+             core: calibrate.CoreShare = NOT_STRETCHED) -> calibrate.Measured:
+    protocols = calibrate.Protocols(4097, 4096, 6144, "get", "sender done early up to 4096 B; ratio 0.01",
                                     late_receive)
-    return calibrate.Measured("openmpi", "4.1.4", transport, (), SIZES, half_rtt, 3e-7, 2e-7, 5e-8, protocols)
+    return calibrate.Measured("openmpi", "4.1.4", transport, (), SIZES, half_rtt, 3e-7, 2e-7, 5e-8, protocols, core)
+
+
+# MPICH 4.0.2 with MPIR_CVAR_ASYNC_PROGRESS=1 here: computations of 1, 3, 10 and 30 ms alone took 1.00, 1.01, 1.82
+# and 1.95 times as long (validation/measured/mpich-shm-asyncthread.csv, t_comp_ref, median over the sizes).
+MPICH_ASYNC = calibrate.CoreShare((1e-3, 3e-3, 10e-3, 30e-3), (1.00e-3, 3.03e-3, 18.2e-3, 58.5e-3))
+
+
+def test_a_thread_that_spins_on_the_ranks_core_is_recognized_and_its_slice_fitted() -> None:
+    assert MPICH_ASYNC.spinning
+    assert MPICH_ASYNC.slice_s == pytest.approx(4e-3, abs=0.3e-3)  # one tick of a HZ=250 kernel
+    assert not NOT_STRETCHED.spinning and NOT_STRETCHED.stolen == pytest.approx(0.0099, abs=1e-4)
+    exact = calibrate.CoreShare(calibrate.CORE_PROBE_S,
+                                tuple(calibrate.sliced_seconds(t, 2.5e-3) for t in calibrate.CORE_PROBE_S))
+    assert exact.slice_s == pytest.approx(2.5e-3)
+
+
+def test_the_calibrations_slices_are_the_engines(tmp_path: Path) -> None:
+    # The platform written for a spinning thread replays a computation as sliced_seconds says.
+    data = calibrate.calibrated_data(load_located(BASE).data, measured([1e-6] * len(SIZES), core=MPICH_ASYNC), "x")
+    assert data["progress"]["thread"]["busy"] is True
+    path = tmp_path / "x.yaml"
+    path.write_text(yaml.safe_dump(data))
+    trace = write_ranks(tmp_path, ["0 init\n0 compute 1.7e9\n0 finalize", "1 init\n1 finalize"])
+    out = tmp_path / "r.json"
+    done = run_cli("replay", str(trace), "--platform", str(path), "--progress", "thread", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    seconds = 1.7e9 / data["node"]["core_speed"]
+    computed = json.loads(out.read_text())["ranks"][0]["compute_time"]
+    assert computed == pytest.approx(calibrate.sliced_seconds(seconds, MPICH_ASYNC.slice_s), rel=1e-6)
+    assert computed > 1.5 * seconds
 
 
 def test_the_fit_finds_the_parameters_of_a_platform_from_its_own_ping_pongs(tmp_path: Path) -> None:

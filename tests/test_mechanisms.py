@@ -171,6 +171,59 @@ def test_two_ranks_and_two_threads_on_two_cores_serialize_the_receivers_computat
     assert results["ranks"][1]["end_time"] == pytest.approx(expected, rel=1e-6, abs=1e-8)
 
 
+# A thread that spins on its rank's core (MPICH's asynchronous progress thread): slices of one 4 ms tick in turn.
+SLICE = 4e-3
+BUSY = ("thread-busy:yes", f"sched-quantum:{SLICE}")
+
+
+@pytest.mark.parametrize("seconds,stretched", [
+    (3e-3, 3e-3),     # within the rank's first slice
+    (4e-3, 4e-3),     # exactly one slice: done before the thread's turn
+    (10e-3, 18e-3),   # 4 rank, 4 thread, 4 rank, 4 thread, 2 rank (measured with MPICH 4.0.2 here: 1.82x)
+    (30e-3, 58e-3),   # seven turns of the thread (measured: 1.95x)
+])
+def test_a_spinning_thread_takes_every_other_slice_of_its_ranks_computation(tmp_path: Path, seconds: float,
+                                                                           stretched: float) -> None:
+    results = replay(tmp_path, [f"0 init\n0 compute {seconds * SPEED}\n0 finalize"], "thread", settings=BUSY)
+    rank = results["ranks"][0]
+    assert rank["compute_time"] == pytest.approx(stretched, rel=1e-6)
+    assert rank["progress_cpu_time"] >= stretched - seconds - 1e-9  # the slices given to the thread are counted
+
+
+@pytest.mark.parametrize("between,expected", [
+    ("", 3e-3 + 1e-3 + SLICE + 2e-3),                 # the slices go on from one computation to the next
+    ("0 recv 1 0 8", 6e-3),                           # a wait gives the thread the core: the next slice is whole
+])
+def test_the_ranks_slices_start_anew_after_it_waited(tmp_path: Path, between: str, expected: float) -> None:
+    three_ms = 3e-3 * SPEED
+    ranks = [f"0 init\n0 compute {three_ms}\n{between}\n0 compute {three_ms}\n0 finalize".replace("\n\n", "\n"),
+             f"1 init\n1 compute {5e-3 * SPEED}\n1 send 0 0 8\n1 finalize" if between else "1 init\n1 finalize"]
+    results = replay(tmp_path, ranks, "thread", settings=BUSY)
+    assert results["ranks"][0]["compute_time"] == pytest.approx(expected, rel=1e-6)
+
+
+def test_a_spinning_thread_runs_the_rendezvous_in_its_slice(tmp_path: Path) -> None:
+    # The receiver computes 10 ms from its irecv on: its thread has the core from one slice later, matches the
+    # request-to-send and pulls the data in its turn; the sender, blocked in its wait, leaves its thread the core.
+    results = replay(tmp_path, RENDEZVOUS_WITH_BUSY_RECEIVER, "thread", settings=BUSY)
+    s = OVERHEAD
+    assert results["ranks"][0]["end_time"] == pytest.approx(OVERHEAD + SLICE + s + T_DATA + s + CONTROL + s, rel=1e-6)
+    assert results["ranks"][1]["compute_time"] == pytest.approx(18e-3, rel=1e-6)
+
+
+def test_a_computation_shorter_than_a_slice_leaves_the_rendezvous_to_the_wait(tmp_path: Path) -> None:
+    # 3 ms: the thread never gets the receiver's core while it computes; the rank's wait runs the steps, as `none`.
+    ranks = [RENDEZVOUS_WITH_BUSY_RECEIVER[0], f"1 init\n1 irecv 0 0 16777216\n1 compute {3e-3 * SPEED}\n1 wait 0 1 0\n1 finalize"]
+    results = replay(tmp_path, ranks, "thread", settings=BUSY)
+    s = OVERHEAD
+    assert results["ranks"][0]["end_time"] == pytest.approx(OVERHEAD + 3e-3 + s + T_DATA + s + CONTROL + s, rel=1e-6)
+
+
+def test_a_spinning_thread_cannot_also_have_a_spare_core(tmp_path: Path) -> None:
+    done = replay(tmp_path, TWO_COMPUTING_RANKS, "thread", settings=(*BUSY, "thread-spare-core:yes"), expect=2)
+    assert "thread-busy" in done["stderr"] and "thread-spare-core" in done["stderr"]
+
+
 def test_matching_an_unexpected_request_to_send_in_irecv_costs_a_step(tmp_path: Path) -> None:
     # The thread finds the request-to-send first (no receive yet); the rank's irecv then matches it itself.
     ranks = ["0 init\n0 isend 1 0 16777216\n0 wait 0 1 0\n0 finalize",

@@ -212,6 +212,7 @@ _SETTINGS = (
     _Setting("progress.thread.poll_cost", "thread-poll-cost", "number:s"),
     _Setting("progress.thread.sched_quantum", "sched-quantum", "number:s"),
     _Setting("progress.thread.spare_core", "thread-spare-core", "bool"),
+    _Setting("progress.thread.busy", "thread-busy", "bool"),
     _Setting("progress.dedicated_core.per", "dedicated-per", "choice:node|numa"),
     _Setting("progress.dedicated_core.cores", "dedicated-cores", "integer"),
     _Setting("progress.dedicated_core.step_cost", "dedicated-step-cost", "number:s"),

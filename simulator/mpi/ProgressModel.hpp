@@ -7,6 +7,7 @@
 #include "mpi/Transport.hpp"
 
 #include <simgrid/forward.h>
+#include <simgrid/s4u/Actor.hpp>
 
 #include <memory>
 #include <string>
@@ -14,6 +15,7 @@
 #include <vector>
 
 namespace progsim::mpi {
+class Endpoint;
 class World;
 } // namespace progsim::mpi
 
@@ -60,6 +62,9 @@ public:
   /** True when a rank inside its MPI calls also runs the ready steps of `runner` (a progress thread and the
    * application thread both call the library's progress engine; whoever gets there first runs the step). */
   virtual bool rank_also_runs(const mpi::StepRunner&) const { return false; }
+  /** Runs `flops` of the calling rank's computation on its core. A mechanism whose agent shares that very core
+   * (a progress thread spinning there) lets the agent take its turns here. */
+  virtual void compute(mpi::Endpoint&, double flops) { simgrid::s4u::this_actor::execute(flops); }
   /** Starts agents and background loads, before any action runs. */
   virtual void start(mpi::World&) {}
   /** Every unfinished rank is blocked (true) or one goes on again (false): CPU taken by idle polling or reserved

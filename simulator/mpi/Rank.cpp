@@ -78,7 +78,7 @@ void Rank::compute(double flops, const Action* action)
   const double start   = sg4::Engine::get_clock();
   const Activity before = world_.record(rank_).activity;
   world_.set_activity(rank_, Activity::Computing, action);
-  sg4::this_actor::execute(flops);
+  world_.progress().compute(endpoint_, flops);
   world_.record(rank_).compute_seconds += sg4::Engine::get_clock() - start;
   world_.set_activity(rank_, before, action);
 }
