@@ -375,14 +375,15 @@ def platform_text(data: dict[str, Any], measured: Measured, result: Fit, free: l
         "progress.thread.busy": "measured here: computations alone with the library's threads: "
                                 f"{measured.core.describe()}" + ("; a thread spins on the rank's core"
                                                                  if measured.core.spinning else ""),
-        "progress.thread.poll_cost": f"measured here: a computation of {measured.core.asked[-1] * 1e3:g} ms alone "
-                                     f"lost a share {measured.core.stolen:.3f} of its core to the library's "
-                                     "threads (0.001 at least)",
         "network.model": "calibrated: the fitted latency and bandwidth are what a transfer takes",
         "nodes": "the benchmark's two ranks: " + ("one node, shared memory" if measured.transport == "shm"
                                                   else "two one-core nodes joined by the loopback"),
     })
-    if measured.core.spinning:
+    if not measured.core.spinning:
+        notes["progress.thread.poll_cost"] = (f"measured here: a computation of {measured.core.asked[-1] * 1e3:g} ms "
+                                              f"alone lost a share {measured.core.stolen:.3f} of its core to the "
+                                              "library's threads (0.001 at least)")
+    else:
         notes["progress.thread.sched_quantum"] = ("fitted: the time slice after which the spinning thread takes the "
                                                   "core for as long, to the stretches above (least squares)")
     threshold_key = "mpi.shared_memory" if measured.transport == "shm" else "mpi"

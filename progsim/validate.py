@@ -122,6 +122,33 @@ def read_table(path: Path, needed: list[str]) -> Table:
     return Table(str(path), normalized(_load_frame(path), str(path), needed))
 
 
+def combine_runs(runs: list[Table]) -> Table:
+    """Independent measurements of the same cases (one table a run) as one reference: per cell, the median of each
+    number over the runs, and whether every run put the cell in the same class (`stable`). A cell whose class
+    changes from one run to the next is not reproducible on the machine that measured it: no model can be held to
+    it, and the share of balanced cells that are stable is the best agreement any model could reach."""
+    import pandas as pd
+
+    if len(runs) == 1:
+        return Table(runs[0].source, runs[0].frame.assign(stable=True, r_runs=""))
+    every = pd.concat([run.frame.assign(_run=k) for k, run in enumerate(runs)], ignore_index=True)
+    every["_class"] = classes(every["overhead_ratio"])
+    rows = []
+    for _, cell in every.groupby(["case", *KEY], sort=False):
+        row = cell.iloc[0][["case", *KEY]].to_dict()
+        errors = [e for e in cell["error"] if e]
+        if len(cell) < len(runs) or errors or cell["overhead_ratio"].isna().any():
+            row.update(overhead_ratio=math.nan, stable=False, r_runs="",
+                       error=errors[0] if errors else f"measured in {len(cell)} of the {len(runs)} runs")
+        else:
+            row.update(overhead_ratio=float(cell["overhead_ratio"].median()), stable=cell["_class"].nunique() == 1,
+                       r_runs=" / ".join(f"{r:.3f}" for r in cell["overhead_ratio"]), error="")
+        for column in REFERENCES:
+            row[column] = float(cell[column].median())
+        rows.append(row)
+    return Table(" + ".join(run.source for run in runs), pd.DataFrame(rows))
+
+
 def describe_cell(cell: Any) -> str:
     from progsim.plot import size_label, time_label
 
@@ -190,8 +217,17 @@ class Comparison:
 
     @property
     def held(self) -> pd.DataFrame:
-        """The cells held to the tolerance: compared and balanced."""
+        """The cells held to the tolerance: compared, balanced, and in the same class in every reference run."""
+        return self.cells[self.cells["balanced"] & self.cells["stable"]]
+
+    @property
+    def balanced(self) -> pd.DataFrame:
         return self.cells[self.cells["balanced"]]
+
+    @property
+    def unstable(self) -> pd.DataFrame:
+        """Balanced cells whose reference runs put them in different classes."""
+        return self.cells[self.cells["balanced"] & ~self.cells["stable"]]
 
     @property
     def agreement(self) -> float:
@@ -231,8 +267,10 @@ def _status(merged: pd.DataFrame, simulated: str, reference: str) -> list[str]:
 def compare(simulated: Table, reference: Table, simcase: str, refcase: str, tolerance: Tolerance) -> Comparison:
     sim = simulated.frame[simulated.frame["case"] == simcase]
     ref = reference.frame[reference.frame["case"] == refcase]
+    if "stable" not in ref.columns:  # one run: nothing says which cells would change class
+        ref = ref.assign(stable=True, r_runs="")
     merged = sim[[*KEY, "overhead_ratio", "error"]].rename(columns={"overhead_ratio": "r_sim", "error": "error_sim"}) \
-        .merge(ref[[*KEY, "overhead_ratio", *REFERENCES, "error"]]
+        .merge(ref[[*KEY, "overhead_ratio", *REFERENCES, "error", "stable", "r_runs"]]
                .rename(columns={"overhead_ratio": "r_ref", "error": "error_ref"}), on=KEY, how="outer", indicator=True)
     if not (merged["_merge"] == "both").any():
         raise InputError(f"{simulated.source} case {simcase!r} and {reference.source} case {refcase!r}: no cell in "
@@ -242,6 +280,8 @@ def compare(simulated: Table, reference: Table, simcase: str, refcase: str, tole
     merged["status"] = _status(merged, simulated.source, reference.source)
     merged["balanced"] = (merged["status"] == "compared") & balanced(merged["t_comm_ref"], merged["t_comp_ref"],
                                                                      tolerance.balance)
+    merged["stable"] = merged["stable"].fillna(False).astype(bool)
+    merged["r_runs"] = merged["r_runs"].fillna("")
     merged = merged.drop(columns=["_merge", "error_sim", "error_ref"]).sort_values(KEY, ignore_index=True)
     return Comparison(f"{simcase} vs {refcase}", merged, tolerance)
 
@@ -357,7 +397,7 @@ class Case:
     source: str
     simulation: Simulation
     expectations: list[Expectation]
-    reference: Optional[Path]
+    references: list[Path]  # independent runs of the same measurement (none: compare with the literature only)
     reference_case: Optional[str]  # the reference table's case to compare with (needed when it holds several)
     tolerance: Tolerance  # the case file's, over the defaults
 
@@ -465,17 +505,24 @@ def load_case(path: Path) -> Case:
     if "expect" not in data and "reference" not in data:
         raise source.error("(top)", "expected 'expect' (what the literature observed), 'reference' (a table to "
                                     "compare with), or both")
-    reference = None
-    if "reference" in data:
-        reference = path.parent / str(data["reference"])
-        if not reference.is_file():
-            raise source.error("reference", f"no such table: {reference}")
+    references = []
+    if "reference" in data:  # a table, or a list of independent runs of the same measurement
+        given = data["reference"] if isinstance(data["reference"], list) else [data["reference"]]
+        for k, name in enumerate(given):
+            where = f"reference[{k}]" if isinstance(data["reference"], list) else "reference"
+            if not isinstance(name, str) or not name:
+                raise source.error(where, f"expected the path of a table, got {name!r}")
+            if not (path.parent / name).is_file():
+                raise source.error(where, f"no such table: {path.parent / name}")
+            references.append(path.parent / name)
+        if not references:
+            raise source.error("reference", "expected a table, or a list of runs of the same measurement")
     tolerance_data = _mapping(source, data.get("tolerance", {}) or {}, "tolerance", TOLERANCE_KEYS, set())
     limits = {"agreement": (0.0, 1.0), "median_dr": (0.0, math.inf), "balance": (1.0, math.inf)}
     tolerance = replace(Tolerance(), **{key: _fraction(source, tolerance_data, key, "tolerance", *limits[key])
                                         for key in tolerance_data})
     return Case(path, str(data["name"]), str(data["source"]), _simulation(source, data["simulate"], path.parent),
-                _expectations(source, data["expect"]) if "expect" in data else [], reference,
+                _expectations(source, data["expect"]) if "expect" in data else [], references,
                 str(data["reference_case"]) if "reference_case" in data else None, tolerance)
 
 
@@ -559,7 +606,8 @@ def reference_comparison(case: Case, simulated: Table, reference: Table, toleran
 
 def run_case(case: Case, overrides: dict[str, float], jobs: int, report: Callable[[str], None]) -> Outcome:
     tolerance = replace(case.tolerance, **overrides)
-    reference = read_table(case.reference, [*NEEDED, *REFERENCES]) if case.reference is not None else None
+    reference = combine_runs([read_table(path, [*NEEDED, *REFERENCES]) for path in case.references]) \
+        if case.references else None
     simulated = simulate(case, jobs, report)
     comparison = reference_comparison(case, simulated, reference, tolerance) if reference is not None else None
     alone = simulated_cells(simulated, tolerance)
@@ -568,28 +616,30 @@ def run_case(case: Case, overrides: dict[str, float], jobs: int, report: Callabl
     note = (f"{case.source}\n\nSimulated: {sim.platform.name}, progress {sim.progress}, {' and '.join(sim.sides)} computes, "
             f"ranks per node: {sim.ranks_per_node or 'as the platform places them'}, {sim.tests} tests"
             f"{', set ' + ' '.join(sim.settings) if sim.settings else ''}."
-            + (f" Compared: {comparison.name}, from {case.reference}." if comparison is not None else ""))
+            + (f" Compared: {comparison.name}, from {' + '.join(str(p) for p in case.references)}"
+               f"{f' (median of {len(case.references)} runs)' if len(case.references) > 1 else ''}."
+               if comparison is not None else ""))
     return Outcome(case.name, note, comparison, checks, comparison.cells if comparison is not None else alone)
 
 
-def run_tables(simulated_path: Path, reference_path: Path, pair_options: list[str],
+def run_tables(simulated_path: Path, reference_paths: list[Path], pair_options: list[str],
                tolerance: Tolerance) -> list[Outcome]:
     simulated = read_table(simulated_path, NEEDED)
-    reference = read_table(reference_path, [*NEEDED, *REFERENCES])
+    reference = combine_runs([read_table(path, [*NEEDED, *REFERENCES]) for path in reference_paths])
     pairs = explicit_pairs(simulated, reference, pair_options) if pair_options else \
         automatic_pairs(simulated, reference)
     outcomes = []
     for simcase, refcase in pairs:
         comparison = compare(simulated, reference, simcase, refcase, tolerance)
         outcomes.append(Outcome(comparison.name, f"Simulated: {simulated_path} (case {simcase}); reference: "
-                                                 f"{reference_path} (case {refcase}).", comparison, [],
+                                                 f"{reference.source} (case {refcase}).", comparison, [],
                                 comparison.cells))
     return outcomes
 
 
 # ---------------------------------------------------------------- summary and report
 
-SUMMARY = ["validation", "cells", "balanced", "agreement", "median |dr|", "required", "verdict"]
+SUMMARY = ["validation", "cells", "balanced", "reproducible", "agreement", "median |dr|", "required", "verdict"]
 
 
 def _figure(value: float) -> str:
@@ -601,13 +651,13 @@ def summary_rows(outcomes: list[Outcome]) -> list[list[str]]:
     for outcome in outcomes:
         if outcome.comparison is not None:
             c = outcome.comparison
-            rows.append([outcome.title, str(len(c.cells)), str(len(c.held)), _figure(c.agreement),
+            rows.append([outcome.title, str(len(c.cells)), str(len(c.balanced)), str(len(c.held)), _figure(c.agreement),
                          _figure(c.median_dr), f"agreement >= {c.tolerance.agreement:.2f}, "
                                                f"|dr| <= {c.tolerance.median_dr:.2f}",
                          "PASS" if c.passed else "FAIL"])
         for check in outcome.checks:
             rows.append([f"{outcome.title}: {check.expectation}", str(len(check.region)), str(len(check.held)),
-                         _figure(check.share), "-", f"share >= {check.expectation.share:.2f}",
+                         "-", _figure(check.share), "-", f"share >= {check.expectation.share:.2f}",
                          "PASS" if check.passed else "FAIL"])
     return rows
 
@@ -641,6 +691,13 @@ def outcome_section(outcome: Outcome) -> list[str]:
             lines += markdown_table(["cell", "r simulated", "r reference"],
                                     [[describe_cell(c), _ratio_text(c["r_sim"]), _ratio_text(c["r_ref"])]
                                      for _, c in apart.iterrows()]) + [""]
+        unstable = outcome.comparison.unstable
+        if len(unstable):
+            lines += ["Balanced cells not held to the tolerance: the reference runs put them in different classes "
+                      "(not reproducible on the machine that measured them):", ""]
+            lines += markdown_table(["cell", "r simulated", "r of each run"],
+                                    [[describe_cell(c), _ratio_text(c["r_sim"]), c["r_runs"]]
+                                     for _, c in unstable.iterrows()]) + [""]
     for check in outcome.checks:
         misses = check.misses()
         if len(misses):
@@ -660,7 +717,9 @@ def write_report(outcomes: list[Outcome], path: Path, figures: list[Path]) -> No
              f"overlapped r < {cells.OVERLAPPED_BELOW}, serialized up to {cells.SLOWED_ABOVE}, slowed above. Only "
              "balanced cells (communication and computation references within a factor F) are held to the "
              "tolerance: the unbalanced corners are dominated by measurement variation (Reynier 2022, thesis "
-             "line 1336).", ""]
+             "line 1336). Where a reference was measured in several independent runs, it is their median, and only "
+             "the reproducible cells (in the same class in every run) are held: their share of the balanced cells "
+             "is the best agreement any model could reach.", ""]
     lines += markdown_table(SUMMARY, summary_rows(outcomes)) + [""]
     lines += [f"Figure: {', '.join(str(f) for f in figures)}", ""] if figures else []
     for outcome in outcomes:
@@ -763,12 +822,18 @@ to simulate (as `progsim overlap` does) and what the literature observed, and ma
   simulate: {platform: ../../../platforms/bora.yaml, progress: none, side: receiver, ranks_per_node: 1,
              sizes: [4KiB, 64KiB, 1MiB], compute: [10us, 1ms, 100ms], tests: 0, set: []}
   expect: {class: serialized, where: "size_bytes >= 64KiB", share: 0.9}   # or a list of them
-  reference: measured.csv                                # optional, beside the case file
+  reference: measured.csv                                # optional, beside the case file; or a list of
+                                                         # independent runs: [run1.csv, run2.csv, run3.csv]
   reference_case: openmpi-4.1                            # when the reference table holds several cases
   tolerance: {agreement: 0.9, median_dr: 0.15, balance: 10}            # optional
 An expectation holds when at least `share` of the balanced cells `where` applies (clauses COLUMN OP VALUE joined
 by 'and'; columns size_bytes, compute_s, t_comm_ref, t_comp_ref, tests) are in `class`; a case's own simulated
 references decide which cells are balanced. Options override the case file's tolerance.
+
+Several reference runs (REFERENCE given more than once, or a list in a case file) are combined cell by cell: the
+median of each number, and only the balanced cells that every run puts in the same class are held to the tolerance
+(the column 'reproducible' counts them; the report lists the others with the ratio of each run). A real machine's
+cell that changes class from one run to the next says nothing a model could agree with.
 
 Exit status: 0 if everything passes, 1 if something fails, 2 on bad input."""
 
@@ -794,7 +859,7 @@ def _check_arguments(args: argparse.Namespace) -> list[Path]:
     """The case files, after checking that the arguments make sense together."""
     from progsim.outputs import check_outputs
 
-    tables = [Path(p) for p in (args.simulated, args.reference) if p is not None]
+    tables = [Path(p) for p in ([args.simulated] if args.simulated else []) + args.reference]
     if len(tables) == 1:
         raise InputError(f"{tables[0]}: expected two tables, SIMULATED and REFERENCE")
     if not tables and not args.case:
@@ -817,7 +882,7 @@ def command_validate(args: argparse.Namespace) -> int:
     overrides = tolerance_overrides(args)
     outcomes: list[Outcome] = []
     if args.simulated is not None:
-        outcomes += run_tables(Path(args.simulated), Path(args.reference), args.pair,
+        outcomes += run_tables(Path(args.simulated), [Path(p) for p in args.reference], args.pair,
                                replace(Tolerance(), **overrides))
     cases = [load_case(path) for path in case_paths]  # every case file checked before any simulation
     for case in cases:
@@ -839,7 +904,10 @@ def add_command(commands: argparse._SubParsersAction) -> None:
                                  description=DESCRIPTION, epilog=EXAMPLES,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("simulated", nargs="?", help="simulated heatmap table (CSV or .parquet)")
-    parser.add_argument("reference", nargs="?", help="reference heatmap table: measured, or from the literature")
+    parser.add_argument("reference", nargs="*", metavar="REFERENCE",
+                        help="reference heatmap table: measured, or from the literature; several tables are "
+                             "independent runs of the same measurement (medians; cells whose class changes between "
+                             "runs are not held to the tolerance)")
     parser.add_argument("--pair", action="append", default=[], metavar="SIMCASE=REFCASE",
                         help="compare this case of SIMULATED with this case of REFERENCE (repeat for more pairs)")
     parser.add_argument("--case", action="append", default=[], metavar="CASE.yaml",

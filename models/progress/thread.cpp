@@ -9,8 +9,8 @@
  *
  * A busy thread (progsim/thread-busy) spins on its rank's own core, as MPICH's does: it inherits the rank's core
  * binding (pthread_create(3): a new thread inherits its creator's CPU affinity mask) and spins in MPIR_Wait on a
- * request that completes only at MPI_Finalize (MPICH src/mpi/init/async.c), so it is always runnable. While the
- * rank computes, the OS gives the two sched-quantum slices in turn (SharedCore below). */
+ * request that completes only at MPI_Finalize (MPICH src/mpi/init/async.c), so it is always runnable, as is the
+ * rank, which spins in its own waits: the OS gives the two sched-quantum slices in turn (SharedCore below). */
 #include "mpi/Endpoint.hpp"
 #include "mpi/World.hpp"
 #include "progress/ProgressAgent.hpp"
@@ -52,88 +52,95 @@ struct CoreQueue {
 };
 
 /**
- * A rank's core that the rank shares with its spinning progress thread. While the rank computes, both are runnable
- * and the scheduler gives them time slices in turn, the rank first: a computation of T stretches to about 2T once T
- * exceeds a slice. Measured here with MPICH 4.0.2 (MPIR_CVAR_ASYNC_PROGRESS=1, ranks bound to cores, Linux 6.18
- * EEVDF with HZ=250): 1 and 3 ms of computation alone take 1.0x as long, 10 ms 1.82x, 30 ms 1.95x, which slices
- * of one 4 ms tick give (18 ms and 58 ms; validation/measured/mpich-shm-asyncthread.csv, t_comp_ref). The turns
- * go on across short MPI calls (10 ms cut by 9 MPI_Test calls still takes 18 ms) and start anew after the rank
- * waited (blocked in MPI) or slept, when the thread had the core to itself. Between the rank's computations the
- * thread's steps run at once: it never stops polling.
+ * A rank's core that the rank shares with its spinning progress thread. Both are always runnable (the rank computes
+ * or spins in its MPI calls, the thread spins), so the scheduler gives them the core in turn, one tick each: from
+ * the start of the run, the rank's slices are [2kq, (2k+1)q) and the thread's the others (q = sched-quantum).
+ * - The rank computes only in its slices: a computation of T takes about 2T once T exceeds a slice.
+ * - The thread runs steps at once while the rank is in MPI (both call the progress engine, and whoever holds the
+ *   lock moves the transfers on), but only in its own slices while the rank computes.
+ * - A rank's wait that completes in the thread's slice returns only when the rank has the core again.
+ * Measured here with MPICH 4.0.2 (MPIR_CVAR_ASYNC_PROGRESS=1, ranks bound to cores, Linux 6.18 EEVDF, HZ=250, so
+ * q = one 4 ms tick): computations alone of 1 and 3 ms took 1.0x as long, 10 ms 1.82x, 30 ms 1.95x (18 and 58 ms
+ * with these slices; validation/measured/mpich-shm-asyncthread.csv, t_comp_ref), also when cut by MPI_Test calls;
+ * and a receiver computing 1 or 3 ms beside a 16 MiB message (2.9 ms alone) left its wait at 8.0 ms, two ticks,
+ * in most repetitions. In reality the phase of the ticks against the program is random, so that repetitions of
+ * the same cell end one tick apart; here it is fixed at the start of the run. A step the thread began in its slice
+ * ends even if the slice ends first (the kernel would finish it one slice later): a simplification that matters
+ * only for steps longer than what is left of a slice.
  */
 class SharedCore {
-  // SimGrid ends an activity within its precision (1e-9 s by default): a slice that close to its end is over.
-  static constexpr double kSliceResolution = 1e-9;
-
 public:
   explicit SharedCore(double slice) : slice_(slice) {}
 
-  /** The rank computes `flops` on `host`: its slices, with the thread's in between. */
+  /** The rank computes `flops` on `host`, in its slices. */
   void compute(const sg4::Host* host, double flops)
   {
     const double speed = host->get_speed();
     double remaining   = flops;
     while (remaining > 0) {
-      if (used_ >= slice_ - kSliceResolution)
-        thread_turn();
-      double room  = (slice_ - used_) * speed; // what the rank computes in the rest of its slice, alone on the core
-      double part  = remaining <= room * (1 + 1e-12) ? remaining : room;
-      double start = sg4::Engine::get_clock();
+      double now = sg4::Engine::get_clock();
+      if (threads_turn(now)) {
+        give_core_until(slice_end(now));
+        continue;
+      }
+      double room = (slice_end(now) - now) * speed; // what the rank computes in the rest of its slice
+      double part = remaining <= room * (1 + 1e-12) ? remaining : room;
       sg4::this_actor::execute(part);
-      used_ += std::max(sg4::Engine::get_clock() - start, part / speed); // slowed by others: its slice still ends
       remaining -= part;
     }
   }
 
-  /** The rank's activity changed: the thread has the core whenever the rank does not compute. */
+  /** The rank's wait ended: it returns once it has the core. */
+  void rank_resumes()
+  {
+    double now = sg4::Engine::get_clock();
+    if (threads_turn(now))
+      give_core_until(slice_end(now));
+  }
+
+  /** The rank's activity changed: outside its computations, the thread's steps run at once. */
   void rank_is(mpi::Activity activity)
   {
     bool computing = activity == mpi::Activity::Computing;
-    if (activity == mpi::Activity::Blocked || activity == mpi::Activity::Sleeping ||
-        activity == mpi::Activity::Finished)
-      used_ = 0; // the thread had the core alone: the rank's next slice is a whole one
     if (computing != rank_computing_) {
       rank_computing_ = computing;
-      notify();
+      std::unique_lock lock(*mutex_);
+      changed_->notify_all();
     }
   }
 
-  /** Blocks the thread until the core is its own: its turn, or the rank not computing. */
+  /** Blocks the thread until it may run: its slice, or the rank not computing. */
   void wait_for_core()
   {
     std::unique_lock lock(*mutex_);
-    while (rank_computing_ && not thread_turn_)
-      changed_->wait(lock);
+    for (double now = sg4::Engine::get_clock(); rank_computing_ && not threads_turn(now);
+         now        = sg4::Engine::get_clock())
+      changed_->wait_until(lock, slice_end(now));
   }
 
-  /** Seconds of the rank's computations that went to the thread's slices. */
+  /** Seconds the rank, runnable, spent off its core while the thread had it. */
   double seconds_given() const { return given_; }
 
 private:
-  void thread_turn()
-  {
-    XBT_DEBUG("the rank's %g s slice is over: its progress thread has the core", slice_);
-    thread_turn_ = true;
-    notify();
-    sg4::this_actor::sleep_for(slice_); // the thread spins, or runs steps, for its whole slice
-    given_ += slice_;
-    thread_turn_ = false;
-    used_        = 0;
-  }
+  // SimGrid ends an activity within its precision (1e-9 s by default): a time that close to a slice's end is past it.
+  static constexpr double kResolution = 1e-9;
 
-  void notify()
+  double slice_index(double time) const { return std::floor((time + kResolution) / slice_); }
+  bool threads_turn(double time) const { return std::fmod(slice_index(time), 2.0) == 1.0; }
+  double slice_end(double time) const { return (slice_index(time) + 1) * slice_; }
+
+  void give_core_until(double end)
   {
-    std::unique_lock lock(*mutex_);
-    changed_->notify_all();
+    XBT_DEBUG("the thread has the rank's core until %g s", end);
+    given_ += end - sg4::Engine::get_clock();
+    sg4::this_actor::sleep_until(end);
   }
 
   const double slice_;
-  double used_         = 0; // of the rank's current slice
   double given_        = 0;
   bool rank_computing_ = false;
-  bool thread_turn_    = false;
-  sg4::MutexPtr mutex_                 = sg4::Mutex::create();
-  sg4::ConditionVariablePtr changed_   = sg4::ConditionVariable::create();
+  sg4::MutexPtr mutex_               = sg4::Mutex::create();
+  sg4::ConditionVariablePtr changed_ = sg4::ConditionVariable::create();
 };
 
 class ProgressThread : public ProgressAgent {
@@ -232,6 +239,12 @@ public:
       sg4::this_actor::execute(flops);
   }
 
+  void wait_ended(mpi::Endpoint& endpoint) override
+  {
+    if (parameters_.thread_busy)
+      shared_cores_[endpoint.rank()]->rank_resumes();
+  }
+
   void start(mpi::World& world) override
   {
     world.on_rank_event.connect([this, &world](const mpi::RankEvent& event) {
@@ -260,7 +273,7 @@ public:
 
   int extra_cpu_users(const mpi::World& world, const sg4::Host* host) const override
   {
-    if (parameters_.thread_spare_core)
+    if (parameters_.thread_spare_core || parameters_.thread_busy) // a busy thread runs on its rank's own core
       return 0;
     int ranks = 0;
     for (int rank = 0; rank < world.size(); rank++)

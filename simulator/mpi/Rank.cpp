@@ -97,6 +97,7 @@ void Rank::wait(const RequestPtr& request)
   world_.record(rank_).waiting_for = request;
   world_.set_activity(rank_, Activity::Blocked);
   endpoint_.wait(request);
+  world_.progress().wait_ended(endpoint_);
   world_.record(rank_).waiting_for = nullptr;
   world_.record(rank_).blocked_seconds += sg4::Engine::get_clock() - start;
   world_.set_activity(rank_, Activity::InMpi);
