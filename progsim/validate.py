@@ -757,7 +757,8 @@ def figure_rows(outcome: Outcome) -> list[list[Any]]:
         sizes = sorted(set(int(s) for s in part["size_bytes"]))
         times = sorted(set(float(t) for t in part["compute_s"]))
         where = f"{side} computes" + (f", {tests} tests" if tests else "")
-        outlined = _positions(part, part["balanced"], sizes, times)
+        held = part["balanced"] & part["stable"] if "stable" in part.columns else part["balanced"]
+        outlined = _positions(part, held, sizes, times)
         panels = [Panel(f"{outcome.title}\nsimulated, {where}", sizes, times, _grid(part, part["r_sim"], sizes, times),
                         outlined, _positions(part, missed[part.index], sizes, times), "-")]
         if outcome.comparison is not None:
@@ -791,7 +792,8 @@ def draw_figure(outcomes: list[Outcome], outputs: list[Path]) -> None:
         for axis in axis_row[len(panels):]:
             axis.set_visible(False)
     hatching = any(outcome.checks for outcome in outcomes)
-    figure.suptitle("Overlap validation\nframed: balanced cells, held to the tolerance"
+    figure.suptitle("Overlap validation\nframed: the cells held to the tolerance (balanced; reproducible where the "
+                    "reference has several runs)"
                     + ("\nhatched: cells that miss the expected class" if hatching else ""))
     save(figure, outputs)
 
