@@ -34,6 +34,7 @@ constexpr Spec k_send_overhead{"progsim/overhead-send", "s", "CPU seconds a send
 constexpr Spec k_recv_overhead{"progsim/overhead-recv", "s", "CPU seconds a receiver spends posting a receive"};
 constexpr Spec k_step_overhead{"progsim/overhead-step", "s", "CPU seconds of one protocol step (match, request/clear-to-send, finish, fragment)"};
 constexpr Spec k_call_overhead{"progsim/overhead-call", "s", "CPU seconds of one wait or test call, even when nothing is pending"};
+constexpr Spec k_intensity{"progsim/compute-intensity", "flop/B", "Arithmetic intensity of computations whose trace line gives no byte count: they move flops / intensity bytes through their NUMA domain's memory bus (0: none, cache-resident)"};
 constexpr Spec k_copy_bandwidth{"progsim/copy-bandwidth", "B/s", "Bytes per second one core copies (eager buffers at both ends, shared-memory single copies)"};
 constexpr Spec k_copy_bus{"progsim/copy-loads-bus", "", "A copy's bytes also cross its NUMA domain's memory bus, twice (yes or no; no spares SimGrid two transfers per eager message)"};
 constexpr Spec k_buffered{"progsim/buffered-send-threshold", "B", "Blocking sends below this complete once copied, as in the MPI that captured the trace (SMPI: 65536); 0 for strict MPI semantics"};
@@ -71,6 +72,7 @@ struct Flags {
   Flag<double> step_overhead{k_step_overhead.key, k_step_overhead.description, 2e-7};
   Flag<double> call_overhead{k_call_overhead.key, k_call_overhead.description, 1e-7};
   Flag<double> copy_bandwidth{k_copy_bandwidth.key, k_copy_bandwidth.description, 1e10};
+  Flag<double> intensity{k_intensity.key, k_intensity.description, 0.0};
   Flag<bool> copy_bus{k_copy_bus.key, k_copy_bus.description, true};
   Flag<double> buffered{k_buffered.key, k_buffered.description, 65536.0};
   Flag<std::string> progress_calls{k_progress_calls.key, k_progress_calls.description, "wait"};
@@ -160,6 +162,7 @@ Parameters Parameters::from_flags()
   p.step_overhead                 = checked(k_step_overhead, f.step_overhead.get());
   p.call_overhead                 = checked(k_call_overhead, f.call_overhead.get());
   p.copy_bandwidth                = checked(k_copy_bandwidth, f.copy_bandwidth.get(), true);
+  p.compute_intensity             = checked(k_intensity, f.intensity.get());
   p.copy_loads_bus                = f.copy_bus.get();
   p.buffered_send_threshold       = bytes(k_buffered, f.buffered.get());
   p.rank_progress_every_call = choice(k_progress_calls, f.progress_calls.get(), {"wait", "every-call"}) == "every-call";
@@ -220,6 +223,7 @@ std::vector<ParameterInfo> Parameters::describe()
       info(k_step_overhead, number(f.step_overhead.get())),
       info(k_call_overhead, number(f.call_overhead.get())),
       info(k_copy_bandwidth, number(f.copy_bandwidth.get())),
+      info(k_intensity, number(f.intensity.get())),
       info(k_copy_bus, f.copy_bus.get() ? "yes" : "no"),
       info(k_buffered, number(f.buffered.get())),
       info(k_progress_calls, f.progress_calls.get()),

@@ -29,6 +29,7 @@ struct Parameters {
   double step_overhead  = 0;                  // CPU s of each protocol step (match, RTS, CTS, FIN, fragment)
   double call_overhead  = 0;                  // CPU s of a wait or test call, even with nothing to do
   double copy_bandwidth = 1e10;               // B/s one core copies (eager buffers, shared-memory single copies)
+  double compute_intensity     = 0;           // flop/B of computations whose trace gives no bytes (0: no traffic)
   bool copy_loads_bus   = true;               // a copy's bytes also cross its NUMA domain's memory bus
   int64_t buffered_send_threshold = 65536;    // blocking sends below this complete once copied (0: strict MPI)
   bool rank_progress_every_call = false;      // the rank runs its own steps in every MPI call, not only wait/test

@@ -73,7 +73,7 @@ BASE_DOCS = [yaml.safe_load(t) for t in BASE_TEXTS]
 SMALL_FILES = [t for p, t in zip(BASE_FILES, BASE_TEXTS) if p.name in ("laptop-2core.yaml", "henri.yaml", "lima.yaml")]
 
 KEYS = sorted({"name", "description", "nodes", "node", "sockets", "numa_per_socket", "cores_per_numa", "core_speed",
-               "memory", "inter_socket", "copy_bandwidth", "copy_loads_bus", "bandwidth", "latency", "nics", "numa",
+               "memory", "inter_socket", "copy_bandwidth", "copy_loads_bus", "core_memory_bandwidth", "bandwidth", "latency", "nics", "numa",
                "offload", "interconnect", "topology", "link", "fat_tree", "levels", "down", "up", "parallel",
                "torus", "dimensions", "dragonfly", "groups", "chassis", "routers", "nodes_per_router", "mpi",
                "eager_threshold", "rendezvous", "fragment_size", "pipeline_depth", "buffered_send_threshold",

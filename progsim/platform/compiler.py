@@ -2,7 +2,9 @@
 
 Layout of the XML (one top zone routed with Dijkstra over zones, each zone with one gateway):
   - a zone per NUMA domain `n<i>.d<j>.zone`: the host `n<i>.d<j>` (its cores) and the memory bus link that every
-    shared-memory copy and every NIC transfer of that domain crosses;
+    shared-memory copy, every computation's memory traffic and every NIC transfer of that domain crosses; with
+    `node.core_memory_bandwidth`, the traffic inside the domain (copies, computations: one core's) also crosses a
+    FATPIPE link that caps each flow at that bandwidth without sharing it;
   - a zone per NIC `n<i>.nic<k>`, joined to its NUMA domain by the NIC's own link (bandwidth, latency) and to
     its switch by a cable of the interconnect;
   - NUMA domains of a node joined through a fabric router, each by a port link (half the inter-socket latency);
@@ -108,7 +110,12 @@ def platform_xml(platform: Platform, used_nodes: list[int] | None = None) -> str
             xml.leaf("router", id=f"{domain}.gw")
             xml.leaf("link", id=f"{domain}.membus", bandwidth=_bw(node.memory.bandwidth),
                      latency=_lat(node.memory.latency))
-            _route(xml, domain, domain, [f"{domain}.membus"], zone=False)
+            inside = [f"{domain}.membus"]
+            if node.core_memory_bandwidth is not None:  # what one core streams at most: a cap on each flow
+                xml.leaf("link", id=f"{domain}.core", bandwidth=_bw(node.core_memory_bandwidth), latency="0s",
+                         sharing_policy="FATPIPE")
+                inside.append(f"{domain}.core")
+            _route(xml, domain, domain, inside, zone=False)
             _route(xml, domain, f"{domain}.gw", [f"{domain}.membus"], zone=False)
             xml.close("zone")
         if node.numa_domains > 1:

@@ -36,6 +36,7 @@ class NodeSpec:
     core_speed: float  # flop/s per core
     memory: LinkSpec  # per NUMA domain
     inter_socket: LinkSpec | None
+    core_memory_bandwidth: float | None = None  # B/s one core streams at most (None: only the bus limits it)
 
     @property
     def numa_domains(self) -> int:
@@ -302,12 +303,13 @@ def load_platform(path: str | Path) -> Platform:
 
     node_data = r.section(top["node"], "node", {"sockets", "numa_per_socket", "cores_per_numa", "core_speed",
                                                  "memory"}, {"inter_socket", "copy_bandwidth",
-                                                             "copy_loads_bus"})
+                                                             "copy_loads_bus", "core_memory_bandwidth"})
     node = NodeSpec(
         r.integer(node_data, "sockets", "node"), r.integer(node_data, "numa_per_socket", "node"),
         r.integer(node_data, "cores_per_numa", "node"), r.positive(node_data, "core_speed", "node", "f"),
         r.link(node_data["memory"], "node.memory"),
-        r.link(node_data["inter_socket"], "node.inter_socket") if "inter_socket" in node_data else None)
+        r.link(node_data["inter_socket"], "node.inter_socket") if "inter_socket" in node_data else None,
+        r.positive(node_data, "core_memory_bandwidth", "node", "Bps") if "core_memory_bandwidth" in node_data else None)
     if node.numa_domains > 1 and node.inter_socket is None:
         raise source.error("node", "a node with several NUMA domains needs 'inter_socket' (bandwidth, latency)")
 

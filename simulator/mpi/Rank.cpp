@@ -73,12 +73,18 @@ void Rank::pay_call()
 
 void Rank::compute(double flops, const Action* action)
 {
-  if (flops <= 0)
+  // Only compute actions move memory; a reduction's extra computation is flops alone, as in SMPI's replay.
+  int64_t bytes = action != nullptr && action->type == ActionType::Compute ? world_.memory_bytes(*action) : 0;
+  if (flops <= 0 && bytes <= 0)
     return;
   const double start   = sg4::Engine::get_clock();
   const Activity before = world_.record(rank_).activity;
   world_.set_activity(rank_, Activity::Computing, action);
-  world_.progress().compute(endpoint_, flops);
+  sg4::CommPtr memory = world_.stream_memory(endpoint_.host(), bytes);
+  if (flops > 0)
+    world_.progress().compute(endpoint_, flops);
+  if (memory)
+    memory->wait();
   world_.record(rank_).compute_seconds += sg4::Engine::get_clock() - start;
   world_.set_activity(rank_, before, action);
 }

@@ -12,6 +12,7 @@
 
 // The root of every progsim log category: --log=progsim.thres:debug opens them all.
 XBT_LOG_NEW_CATEGORY(progsim, "progsim: MPI progression simulator");
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(progsim_world, progsim, "The ranks' world: cores, memory traffic, collectives");
 
 namespace sg4 = simgrid::s4u;
 
@@ -93,6 +94,29 @@ void World::copy(sg4::Host* host, int64_t bytes, bool shared_core)
     sg4::this_actor::sleep_for(seconds);
   if (bus)
     bus->wait();
+}
+
+int64_t World::memory_bytes(const trace::Action& compute) const
+{
+  if (compute.bytes >= 0)
+    return compute.bytes;
+  if (parameters_.compute_intensity > 0)
+    return static_cast<int64_t>(compute.flops / parameters_.compute_intensity);
+  return 0;
+}
+
+sg4::CommPtr World::stream_memory(sg4::Host* host, int64_t bytes)
+{
+  if (bytes <= 0)
+    return nullptr;
+  if (memory_buses_.count(host) == 0) {
+    if (not warned_no_bus_)
+      XBT_WARN("%s has no memory bus (a platform compiled by progsim has one per NUMA domain): the bytes that "
+               "computations move are ignored", host->get_cname());
+    warned_no_bus_ = true;
+    return nullptr;
+  }
+  return sg4::Comm::sendto_async(host, host, static_cast<uint64_t>(bytes));
 }
 
 void World::spend_cpu(sg4::Host* host, double seconds)

@@ -117,6 +117,16 @@ public:
    * write), sharing it with every other transfer of that NUMA domain. It takes the longer of the two.
    */
   void copy(simgrid::s4u::Host* host, int64_t bytes, bool shared_core);
+  /** The bytes a `compute` action moves through memory: its trace's count, else its flops over the computations'
+   * arithmetic intensity (progsim/compute-intensity), else none. */
+  int64_t memory_bytes(const trace::Action& compute) const;
+  /**
+   * Starts the memory traffic of a computation on `host`: `bytes` through its NUMA domain's memory bus (and the
+   * domain's per-core cap, when the platform has one: platforms/README.md), sharing the bus with the other
+   * computations, copies and NIC transfers of the domain. The computation ends when both its flops and this traffic are done (a roofline). Null when there is
+   * nothing to move, or the platform has no memory bus (a warning says so once).
+   */
+  simgrid::s4u::CommPtr stream_memory(simgrid::s4u::Host* host, int64_t bytes);
   /**
    * A rank starts (true) or stops polling in its wait. Returns whether its polling must be a CPU load: where it
    * may share its host's cores with other ranks or threads, under a mechanism whose waits poll, and unless every
@@ -180,6 +190,7 @@ private:
   uint64_t request_counter_ = 0;
   std::unordered_set<const simgrid::s4u::Host*> uncontended_hosts_;
   std::unordered_set<const simgrid::s4u::Host*> memory_buses_; // hosts whose platform routes copies through a bus
+  bool warned_no_bus_ = false;
   std::map<int, Endpoint*> polling_;
   struct CollectiveCall {
     trace::Action action; // as the first rank to reach it called it

@@ -68,7 +68,7 @@ struct Action {
   int32_t tag     = 0;
   int32_t root    = 0;
   uint32_t line   = 0;     // line number in the source file, for messages
-  int64_t bytes   = 0;
+  int64_t bytes   = 0;     // of a message; of a compute, the bytes it moves through memory (-1: not given)
   int64_t bytes2  = 0;
   double flops    = 0.0;
   uint32_t vector  = 0;    // offset of a per-rank byte vector in the CountPool of the action's reader

@@ -80,7 +80,7 @@ std::string_view usage(ActionType type)
     case ActionType::ReduceScatter:
       return "<recvcount x N> <flops> [datatype]";
     case ActionType::Compute:
-      return "<flops>";
+      return "<flops> [bytes]";
     case ActionType::Sleep:
       return "<seconds>";
     case ActionType::Location:
@@ -337,6 +337,7 @@ Action parse_arguments(const LineParser& p, ActionType type, int world, int& def
     case ActionType::Compute:
       p.require(1);
       a.flops = p.nonnegative(2, "flops");
+      a.bytes = p.has(3) ? p.bytes(3, "bytes", 1) : -1; // progsim's extension: the bytes it moves through memory
       break;
     case ActionType::Sleep:
       p.require(1);
