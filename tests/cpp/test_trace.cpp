@@ -524,7 +524,7 @@ TEST(ParseErrors, MissingArguments)
   EXPECT_TRUE(contains(b, "expected '<rank> bcast <count> [root] [datatype]'")) << b;
   std::string c = parse_error("0 compute\n");
   EXPECT_TRUE(contains(c, "t.txt:1")) << c;
-  EXPECT_TRUE(contains(c, "expected '<rank> compute <flops>'")) << c;
+  EXPECT_TRUE(contains(c, "expected '<rank> compute <flops> [bytes]'")) << c;
   // v-collectives need one count per rank: 4 ranks -> "0 gatherv 1 1 1 1" lacks the fourth count.
   std::string g = parse_error("0 gatherv 1 1 1 1\n");
   EXPECT_TRUE(contains(g, "missing arguments (4 given, 5 needed)")) << g;
