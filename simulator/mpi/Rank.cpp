@@ -80,11 +80,12 @@ void Rank::compute(double flops, const Action* action)
   const double start   = sg4::Engine::get_clock();
   const Activity before = world_.record(rank_).activity;
   world_.set_activity(rank_, Activity::Computing, action);
-  sg4::CommPtr memory = world_.stream_memory(endpoint_.host(), bytes);
+  // At the pace of its flops: a CPU-bound computation moves its bytes evenly over its duration.
+  double pace = flops > 0 ? static_cast<double>(bytes) * endpoint_.host()->get_speed() / flops : 0.0;
+  MemoryTraffic memory = world_.stream_memory(rank_, bytes, pace);
   if (flops > 0)
     world_.progress().compute(endpoint_, flops);
-  if (memory)
-    memory->wait();
+  memory.wait();
   world_.record(rank_).compute_seconds += sg4::Engine::get_clock() - start;
   world_.set_activity(rank_, before, action);
 }

@@ -8,6 +8,7 @@
 #include "mpi/Schedule.hpp"
 #include "trace/TraceSource.hpp"
 
+#include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <xbt/signal.hpp>
 
@@ -54,6 +55,19 @@ struct StepEvent {
   double time;
   Step step;
   std::string_view executor;
+};
+
+/** The memory traffic of one computation: a transfer from its rank to itself (see World::stream_memory). */
+struct MemoryTraffic {
+  simgrid::s4u::CommPtr departure;
+  simgrid::s4u::CommPtr arrival;
+  void wait() const
+  {
+    if (arrival) {
+      departure->wait();
+      arrival->wait();
+    }
+  }
 };
 
 /** Where each rank runs: the host, and which node and NUMA domain that host belongs to. */
@@ -121,12 +135,14 @@ public:
    * arithmetic intensity (progsim/compute-intensity), else none. */
   int64_t memory_bytes(const trace::Action& compute) const;
   /**
-   * Starts the memory traffic of a computation on `host`: `bytes` through its NUMA domain's memory bus (and the
-   * domain's per-core cap, when the platform has one: platforms/README.md), sharing the bus with the other
-   * computations, copies and NIC transfers of the domain. The computation ends when both its flops and this traffic are done (a roofline). Null when there is
-   * nothing to move, or the platform has no memory bus (a warning says so once).
+   * Starts the memory traffic of a computation of `rank`: `bytes` through its NUMA domain's memory bus (and the
+   * domain's per-core cap, when the platform has one: platforms/README.md), at most `rate` B/s (the pace of its
+   * flops, so that a CPU-bound computation spreads its bytes over its whole duration; 0: no bound), sharing the bus
+   * with the other computations, copies and NIC transfers of the domain. The computation ends when both its flops
+   * and this traffic are done (a roofline). Empty when there is nothing to move, or the platform has no memory bus
+   * (a warning says so once).
    */
-  simgrid::s4u::CommPtr stream_memory(simgrid::s4u::Host* host, int64_t bytes);
+  MemoryTraffic stream_memory(int rank, int64_t bytes, double rate);
   /**
    * A rank starts (true) or stops polling in its wait. Returns whether its polling must be a CPU load: where it
    * may share its host's cores with other ranks or threads, under a mechanism whose waits poll, and unless every
