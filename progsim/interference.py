@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from progsim.errors import InputError
+from progsim.platform import Compiled
 
 COLUMNS = ["intensity_flop_per_byte", "computing_ranks", "size_bytes", "pingpong_us_alone", "pingpong_us_loaded",
            "kernel_GBps_per_rank_alone", "kernel_GBps_per_rank_loaded"]
@@ -45,9 +46,9 @@ class Point:
 class Setup:
     platform: Path
     progress: str
-    placement: Optional[str]
     settings: tuple[str, ...]
     workdir: Path
+    compiled: dict[int, Compiled]  # per count of computing ranks: compiled once, before the workers start
 
 
 class Layout:
@@ -77,11 +78,10 @@ class Layout:
 
 
 def _replay(setup: Setup, layout: Layout, traces: list[list[str]], name: str) -> list[dict]:
-    from progsim.cli import prepare_platform
     from progsim.engine import replay
     from progsim.tracegen import write_trace
 
-    compiled = prepare_platform(setup.platform, layout.ranks, layout.per_node, setup.placement)
+    compiled = setup.compiled[layout.per_node - 1]
     folder = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=setup.workdir))
     run = replay(write_trace(traces, folder / "trace"), compiled, setup.progress, folder / "results.json",
                  settings=list(setup.settings))
@@ -232,7 +232,7 @@ EXAMPLES = """examples:
 
 
 def command_interference(args: argparse.Namespace) -> int:
-    from progsim.cli import _quantities, check_settings
+    from progsim.cli import _quantities, check_settings, prepare_platform
     from progsim.measure import print_table, write_csv
     from progsim.outputs import check_outputs
 
@@ -258,7 +258,8 @@ def command_interference(args: argparse.Namespace) -> int:
     check_outputs({k: v for k, v in outputs.items() if v}, [platform])
     points = [Point(i, k, s) for i in intensities for k in computing for s in sizes]
     with tempfile.TemporaryDirectory(prefix="progsim-interference-") as workdir:
-        setup = Setup(platform, args.progress, args.placement, tuple(args.set), Path(workdir))
+        compiled = {k: prepare_platform(platform, 2 * (k + 1), k + 1, args.placement) for k in set(computing)}
+        setup = Setup(platform, args.progress, tuple(args.set), Path(workdir), compiled)
         rows = run_points(points, setup, args.jobs)
     print_table(COLUMNS, rows)
     if args.out:
