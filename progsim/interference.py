@@ -121,28 +121,28 @@ def measure_point(point: Point, setup: Setup) -> dict[str, str]:
     if measured_bytes < PROBE_BYTES:
         probe = _replay(setup, layout, layout.traces(point.size, 0, measured_bytes, point.intensity), "kernel")
     kernel_alone = _kernel_rate(probe, layout, measured_bytes)
-    # The ping-pong loaded: a kernel that outlasts it.
+    # The ping-pong loaded, beside a kernel that outlasts it; then the kernel, beside a ping-pong that outlasts it.
     kernel_bytes = max(1.0, math.ceil(OUTLAST * ROUND_TRIPS * round_trip * kernel_alone))
-    for _ in range(ATTEMPTS):
-        ranks = _replay(setup, layout, layout.traces(point.size, ROUND_TRIPS, kernel_bytes, point.intensity),
-                        "pingpong-loaded")
-        if _kernel_end(ranks, layout) >= _pingpong_end(ranks, layout):
-            break
-        kernel_bytes *= 2
-    else:
-        raise InputError(f"{setup.platform}: at {describe(point)} the kernel never outlasted the ping-pong")
+    ranks = _together(setup, layout, point, ROUND_TRIPS, kernel_bytes, measured="pingpong")
     pingpong_loaded = _pingpong_end(ranks, layout) / (2 * ROUND_TRIPS)
-    # The kernel loaded: a ping-pong that outlasts it.
     round_trips = math.ceil(OUTLAST * (measured_bytes / kernel_alone) / round_trip)
-    for _ in range(ATTEMPTS):
-        ranks = _replay(setup, layout, layout.traces(point.size, round_trips, measured_bytes, point.intensity),
-                        "kernel-loaded")
-        if _pingpong_end(ranks, layout) >= _kernel_end(ranks, layout):
-            break
-        round_trips *= 2
-    else:
-        raise InputError(f"{setup.platform}: at {describe(point)} the ping-pong never outlasted the kernel")
+    ranks = _together(setup, layout, point, round_trips, measured_bytes, measured="kernel")
     return row(point, pingpong_alone, pingpong_loaded, kernel_alone, _kernel_rate(ranks, layout, measured_bytes))
+
+
+def _together(setup: Setup, layout: Layout, point: Point, round_trips: int, kernel_bytes: float,
+              measured: str) -> list[dict]:
+    """The ping-pong and the kernel at once; the one not `measured` is doubled until it outlasts the other."""
+    for _ in range(ATTEMPTS):
+        ranks = _replay(setup, layout, layout.traces(point.size, round_trips, kernel_bytes, point.intensity),
+                        f"{measured}-loaded")
+        pingpong, kernel = _pingpong_end(ranks, layout), _kernel_end(ranks, layout)
+        if (kernel >= pingpong) if measured == "pingpong" else (pingpong >= kernel):
+            return ranks
+        kernel_bytes, round_trips = (kernel_bytes * 2, round_trips) if measured == "pingpong" else \
+            (kernel_bytes, round_trips * 2)
+    other = "kernel" if measured == "pingpong" else "ping-pong"
+    raise InputError(f"{setup.platform}: at {describe(point)} the {other} never outlasted the {measured}")
 
 
 def describe(point: Point) -> str:

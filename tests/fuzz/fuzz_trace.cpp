@@ -94,8 +94,9 @@ std::vector<std::string_view> split_lines(std::string_view text)
 void check_action(const Action& a, int world, const TraceSet& set, std::string_view input)
 {
   auto peer_ok = [&](int32_t p, bool any) { return (p >= 0 && p < world) || (any && p == kAnySource); };
-  const bool receive = a.type == ActionType::Recv || a.type == ActionType::Irecv;
-  if (a.bytes < (receive ? -1 : 0) || a.bytes2 < 0)
+  // -1: a receive of any size, a computation that gives no byte count (Action::bytes).
+  const bool may_be_unset = a.type == ActionType::Recv || a.type == ActionType::Irecv || a.type == ActionType::Compute;
+  if (a.bytes < (may_be_unset ? -1 : 0) || a.bytes2 < 0)
     bug("negative byte count in a parsed action (line " + std::to_string(a.line) + ")", input);
   if (not std::isfinite(a.flops) || a.flops < 0)
     bug("flops not finite or negative in a parsed action (line " + std::to_string(a.line) + ")", input);
