@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import argparse
 import math
+import statistics
 import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Sequence
 
 from progsim.errors import InputError
 from progsim.platform import Compiled
@@ -93,8 +94,7 @@ def _replay(setup: Setup, layout: Layout, traces: list[list[str]], name: str) ->
 
 def _kernel_rate(ranks: list[dict], layout: Layout, kernel_bytes: float) -> float:
     """Median bytes per second of the computing ranks."""
-    times = sorted(ranks[r]["compute_time"] for r in layout.computing)
-    middle = times[len(times) // 2] if len(times) % 2 else 0.5 * (times[len(times) // 2 - 1] + times[len(times) // 2])
+    middle = statistics.median(ranks[r]["compute_time"] for r in layout.computing)
     return kernel_bytes / middle if middle > 0 else math.inf
 
 

@@ -129,8 +129,8 @@ def combine_runs(runs: list[Table]) -> Table:
     it, and the share of balanced cells that are stable is the best agreement any model could reach."""
     import pandas as pd
 
-    if len(runs) == 1:
-        return Table(runs[0].source, runs[0].frame.assign(stable=True, r_runs=""))
+    if len(runs) == 1:  # compare() takes every cell of a single run as stable
+        return runs[0]
     every = pd.concat([run.frame.assign(_run=k) for k, run in enumerate(runs)], ignore_index=True)
     every["_class"] = classes(every["overhead_ratio"])
     rows = []

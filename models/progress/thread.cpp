@@ -23,7 +23,6 @@
 #include <simgrid/s4u/Mutex.hpp>
 #include <xbt/log.h>
 
-#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
