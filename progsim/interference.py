@@ -7,7 +7,9 @@ CPU-bound when high). Each quantity is measured alone and loaded, the other acti
   - the ping-pong's half round trip (the latency of small messages; size over it is the bandwidth of large ones);
   - the kernel's memory bandwidth per computing rank (bytes moved over the kernel's time).
 The paper's set-up: a process per node, a communicating thread and up to 35 computing threads (here: ranks), STREAM
-arrays near the NIC (here: each rank's data in its own NUMA domain, ranks placed by --placement).
+arrays near the NIC (here: each rank's data in its own NUMA domain, ranks placed by --placement). The NIC's DMA
+loads the memory buses at both ends under every mechanism, `ideal` included (dma-loads-bus:yes; --set
+dma-loads-bus:no leaves it out); the platform's contention policy shares each bus (node.memory_contention).
 """
 
 from __future__ import annotations
@@ -259,7 +261,7 @@ def command_interference(args: argparse.Namespace) -> int:
     points = [Point(i, k, s) for i in intensities for k in computing for s in sizes]
     with tempfile.TemporaryDirectory(prefix="progsim-interference-") as workdir:
         compiled = {k: prepare_platform(platform, 2 * (k + 1), k + 1, args.placement) for k in set(computing)}
-        setup = Setup(platform, args.progress, tuple(args.set), Path(workdir), compiled)
+        setup = Setup(platform, args.progress, ("dma-loads-bus:yes", *args.set), Path(workdir), compiled)
         rows = run_points(points, setup, args.jobs)
     print_table(COLUMNS, rows)
     if args.out:

@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <iomanip>
 #include <initializer_list>
 #include <stdexcept>
@@ -37,6 +38,11 @@ constexpr Spec k_call_overhead{"progsim/overhead-call", "s", "CPU seconds of one
 constexpr Spec k_intensity{"progsim/compute-intensity", "flop/B", "Arithmetic intensity of computations whose trace line gives no byte count: they move flops / intensity bytes through their NUMA domain's memory bus (0: none, cache-resident)"};
 constexpr Spec k_copy_bandwidth{"progsim/copy-bandwidth", "B/s", "Bytes per second one core copies (eager buffers at both ends, shared-memory single copies)"};
 constexpr Spec k_copy_bus{"progsim/copy-loads-bus", "", "A copy's bytes also cross its NUMA domain's memory bus, twice (yes or no; no spares SimGrid two transfers per eager message)"};
+constexpr Spec k_dma_bus{"progsim/dma-loads-bus", "", "A NIC's transfer also crosses the memory bus of the NUMA domain that holds its data, at each end, as a DMA flow that shares the bus with the cores (auto: yes under every mechanism but ideal, whose SMPI model has no DMA; yes; no)"};
+constexpr Spec k_contention{"progsim/contention", "", "How the flows on a memory bus share it: fair (an equal share per flow), weighted (a NIC's DMA weighs nic-bus-weight core streams) or calibrated (the bus's capacity follows bus-curve as flows are added)"};
+constexpr Spec k_nic_weight{"progsim/nic-bus-weight", "", "weighted, calibrated: how many core streams a NIC's DMA flow weighs on the bus (whole ratios: 2, 3, or 1/2, 1/3)"};
+constexpr Spec k_bus_curve{"progsim/bus-curve", "", "calibrated: the bus's total bandwidth with n flows, as 'n:B/s;n:B/s' (a STREAM scaling curve), interpolated"};
+constexpr Spec k_data_numa{"progsim/data-numa", "", "Where each rank's data lives (its computations' streams, its copies, the NIC's DMA of its messages): local (its own NUMA domain), nic (the domain of its node's NIC) or a domain number of its node"};
 constexpr Spec k_buffered{"progsim/buffered-send-threshold", "B", "Blocking sends below this complete once copied, as in the MPI that captured the trace (SMPI: 65536); 0 for strict MPI semantics"};
 constexpr Spec k_progress_calls{"progsim/rank-progress", "", "Where a rank runs its own protocol steps: wait (wait and test calls only) or every-call"};
 constexpr Spec k_poll_in_wait{"progsim/poll-in-wait", "", "A rank waiting in MPI polls and keeps using its core, as Open MPI and MPICH do by default (yes or no): on a host with more ranks and threads than cores it takes CPU from the others"};
@@ -74,6 +80,11 @@ struct Flags {
   Flag<double> copy_bandwidth{k_copy_bandwidth.key, k_copy_bandwidth.description, 1e10};
   Flag<double> intensity{k_intensity.key, k_intensity.description, 0.0};
   Flag<bool> copy_bus{k_copy_bus.key, k_copy_bus.description, true};
+  Flag<std::string> dma_bus{k_dma_bus.key, k_dma_bus.description, "auto"};
+  Flag<std::string> contention{k_contention.key, k_contention.description, "fair"};
+  Flag<double> nic_weight{k_nic_weight.key, k_nic_weight.description, 1.0};
+  Flag<std::string> bus_curve{k_bus_curve.key, k_bus_curve.description, ""};
+  Flag<std::string> data_numa{k_data_numa.key, k_data_numa.description, "local"};
   Flag<double> buffered{k_buffered.key, k_buffered.description, 65536.0};
   Flag<std::string> progress_calls{k_progress_calls.key, k_progress_calls.description, "wait"};
   Flag<bool> poll_in_wait{k_poll_in_wait.key, k_poll_in_wait.description, true};
@@ -164,6 +175,17 @@ Parameters Parameters::from_flags()
   p.copy_bandwidth                = checked(k_copy_bandwidth, f.copy_bandwidth.get(), true);
   p.compute_intensity             = checked(k_intensity, f.intensity.get());
   p.copy_loads_bus                = f.copy_bus.get();
+  std::string dma_bus             = choice(k_dma_bus, f.dma_bus.get(), {"auto", "yes", "no"});
+  p.dma_loads_bus                 = dma_bus == "yes" || (dma_bus == "auto" && p.progress != "ideal");
+  p.contention                    = f.contention.get();
+  p.nic_bus_weight                = checked(k_nic_weight, f.nic_weight.get(), true);
+  p.bus_curve                     = f.bus_curve.get();
+  p.data_numa                     = f.data_numa.get();
+  if (p.data_numa != "local" && p.data_numa != "nic" &&
+      (p.data_numa.empty() || p.data_numa.size() > 4 ||
+       p.data_numa.find_first_not_of("0123456789") != std::string::npos))
+    throw std::invalid_argument(std::string(k_data_numa.key) + ": expected local, nic or a NUMA domain number, got '" +
+                                p.data_numa + "'");
   p.buffered_send_threshold       = bytes(k_buffered, f.buffered.get());
   p.rank_progress_every_call = choice(k_progress_calls, f.progress_calls.get(), {"wait", "every-call"}) == "every-call";
   p.poll_in_wait                  = f.poll_in_wait.get();
@@ -204,10 +226,11 @@ std::vector<ParameterInfo> Parameters::describe()
   auto info = [](const Spec& spec, std::string value) {
     std::string name = spec.key;
     // The kind follows from the value: a number, a yes/no switch, or a word.
-    auto kind = value == "yes" || value == "no" ? ParameterInfo::Kind::Switch
-                : std::isdigit(static_cast<unsigned char>(value.empty() ? 'x' : value[0]))
-                    ? ParameterInfo::Kind::Number
-                    : ParameterInfo::Kind::Word;
+    char* end         = nullptr;
+    bool whole_number = not value.empty() && (std::strtod(value.c_str(), &end), *end == '\0');
+    auto kind         = value == "yes" || value == "no" ? ParameterInfo::Kind::Switch
+                        : whole_number                  ? ParameterInfo::Kind::Number
+                                                        : ParameterInfo::Kind::Word;
     return ParameterInfo{name.substr(name.find('/') + 1), std::move(value), spec.unit, spec.description, kind};
   };
   return {
@@ -225,6 +248,11 @@ std::vector<ParameterInfo> Parameters::describe()
       info(k_copy_bandwidth, number(f.copy_bandwidth.get())),
       info(k_intensity, number(f.intensity.get())),
       info(k_copy_bus, f.copy_bus.get() ? "yes" : "no"),
+      info(k_dma_bus, f.dma_bus.get()),
+      info(k_contention, f.contention.get()),
+      info(k_nic_weight, number(f.nic_weight.get())),
+      info(k_bus_curve, f.bus_curve.get()),
+      info(k_data_numa, f.data_numa.get()),
       info(k_buffered, number(f.buffered.get())),
       info(k_progress_calls, f.progress_calls.get()),
       info(k_poll_in_wait, f.poll_in_wait.get() ? "yes" : "no"),

@@ -31,6 +31,11 @@ struct Parameters {
   double copy_bandwidth = 1e10;               // B/s one core copies (eager buffers, shared-memory single copies)
   double compute_intensity     = 0;           // flop/B of computations whose trace gives no bytes (0: no traffic)
   bool copy_loads_bus   = true;               // a copy's bytes also cross its NUMA domain's memory bus
+  bool dma_loads_bus        = true;           // NIC transfers load the buses of their data's domains (DMA)
+  std::string contention    = "fair";         // fair | weighted | calibrated: how flows share a memory bus
+  double nic_bus_weight     = 1;              // core streams a NIC's DMA flow weighs on the bus
+  std::string bus_curve;                      // calibrated: "flows:B/s;..." the bus's capacity with n flows
+  std::string data_numa     = "local";        // local | nic | a domain number: where each rank's data lives
   int64_t buffered_send_threshold = 65536;    // blocking sends below this complete once copied (0: strict MPI)
   bool rank_progress_every_call = false;      // the rank runs its own steps in every MPI call, not only wait/test
   bool poll_in_wait     = true;               // a rank waiting in MPI polls (keeps its core busy)

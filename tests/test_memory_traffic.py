@@ -73,18 +73,31 @@ def test_without_a_core_limit_one_rank_takes_the_whole_bus(tmp_path: Path) -> No
         [pytest.approx(1e8 / BUS, rel=1e-6)]
 
 
-@pytest.mark.parametrize("computing", [0, 1, 3])
-def test_memory_bound_neighbours_take_the_bus_from_the_nics_transfers(tmp_path: Path, computing: int) -> None:
-    # Rank 0 (node 0) sends 100 MB to rank 4 (node 1) under `ideal` (one transfer) while `computing` other ranks of
-    # node 0 stream far more than the transfer lasts. The transfer crosses node 0's bus (DMA) with them: alone it
-    # gets the NIC's 10 GB/s; beside k streams of at most 4 GB/s each, max-min gives it max(10 - 4k, 10 / (k + 1)).
-    size, streamed = 100_000_000, 10_000_000_000
+def neighbours_and_transfer(computing: int, size: int) -> list[str]:
+    """Rank 0 (node 0) sends `size` B to rank 4 (node 1) while `computing` other ranks of node 0 stream far more
+    than the transfer lasts."""
+    streamed = 10_000_000_000
     ranks = [f"0 init\n0 send 4 0 {size}\n0 finalize"]
     ranks += [f"{r} init\n{r} compute 1e6 {streamed if r <= computing else 0}\n{r} finalize" for r in (1, 2, 3)]
-    ranks += [f"4 init\n4 recv 0 0 {size}\n4 finalize"]
-    results = replay(tmp_path, ranks, "ideal", platform_file=platform(tmp_path))
+    return ranks + [f"4 init\n4 recv 0 0 {size}\n4 finalize"]
+
+
+@pytest.mark.parametrize("computing", [0, 1, 3])
+def test_memory_bound_neighbours_take_the_bus_from_the_nics_transfers(tmp_path: Path, computing: int) -> None:
+    # One transfer (ideal's), whose DMA crosses node 0's bus with the streams (dma-loads-bus): alone it gets the
+    # NIC's 10 GB/s; beside k streams of at most 4 GB/s each, max-min gives it max(10 - 4k, 10 / (k + 1)).
+    size = 100_000_000
+    results = replay(tmp_path, neighbours_and_transfer(computing, size), "ideal", platform_file=platform(tmp_path),
+                     settings=("dma-loads-bus:yes",))
     share = NIC if computing == 0 else max(BUS - CORE_MEMORY * computing, BUS / (computing + 1))
     assert results["ranks"][4]["end_time"] == pytest.approx(size / share, rel=1e-6)
+
+
+def test_ideal_leaves_dma_off_the_bus_as_smpi_does(tmp_path: Path) -> None:
+    # SMPI's model has no DMA: under `ideal` by default the streams leave the transfer its NIC's 10 GB/s.
+    size = 100_000_000
+    results = replay(tmp_path, neighbours_and_transfer(3, size), "ideal", platform_file=platform(tmp_path))
+    assert results["ranks"][4]["end_time"] == pytest.approx(size / NIC, rel=1e-6)
 
 
 @pytest.mark.parametrize("line,message", [

@@ -84,7 +84,8 @@ def test_fat_tree_node_count_must_match(tmp_path: Path) -> None:
 
 
 def test_only_the_nodes_a_placement_uses_are_compiled(tmp_path: Path) -> None:
-    # 100 000 nodes of 2 NUMA domains, one rank per node: 2 ranks compile to their 2 nodes, 4 hosts, in a moment.
+    # 100 000 nodes of 2 NUMA domains, one rank per node: 2 ranks compile to their 2 nodes, 4 domains (each with
+    # the host of its memory), in a moment.
     path = write_platform(tmp_path, """\
         name: huge
         nodes: 100000
@@ -96,7 +97,8 @@ def test_only_the_nodes_a_placement_uses_are_compiled(tmp_path: Path) -> None:
         placement: {policy: block, ranks_per_node: 1}
         """)
     xml = compile_platform(load_platform(path), tmp_path / "c", 2).platform_xml.read_text()
-    assert sorted(re.findall(r'<host id="([^"]+)"', xml)) == ["n0.d0", "n0.d1", "n1.d0", "n1.d1"]
+    assert sorted(re.findall(r'<host id="([^"]+)"', xml)) == \
+        ["n0.d0", "n0.d0.mem", "n0.d1", "n0.d1.mem", "n1.d0", "n1.d0.mem", "n1.d1", "n1.d1.mem"]
 
 
 def test_a_larger_hostfile_is_accepted_and_ranks_per_node_overrides_the_placement(tmp_path: Path) -> None:

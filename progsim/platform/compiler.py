@@ -1,10 +1,14 @@
 """Compiles a platform YAML into a standard SimGrid XML platform, a hostfile and the engine's parameters.
 
 Layout of the XML (one top zone routed with Dijkstra over zones, each zone with one gateway):
-  - a zone per NUMA domain `n<i>.d<j>.zone`: the host `n<i>.d<j>` (its cores) and the memory bus link that every
-    shared-memory copy, every computation's memory traffic and every NIC transfer of that domain crosses; with
-    `node.core_memory_bandwidth`, the traffic inside the domain (copies, computations: one core's) also crosses a
-    FATPIPE link that caps each flow at that bandwidth without sharing it;
+  - a zone per NUMA domain `n<i>.d<j>.zone`: the host `n<i>.d<j>` (its cores), the host `n<i>.d<j>.mem` (its
+    memory: it runs nothing) and the memory bus `n<i>.d<j>.membus` in front of that memory. Every flow through
+    memory is a transfer to the memory that holds its data, started by the engine: a computation's stream (capped at
+    `node.core_memory_bandwidth`, the domain's progsim:core-memory-bandwidth), a copy, the DMA of a NIC transfer at
+    each end (from the NIC's domain, progsim:nic-domain). From the domain itself it crosses the bus alone, from
+    another domain of the node the inter-domain ports first. The domain's route to itself (SMPI's transfers between
+    two of its ranks) crosses the bus too. Transfers leaving the domain cross `n<i>.d<j>.memory` instead: the
+    memory's latency with no sharing (FATPIPE), since the engine puts their load on the bus as DMA flows;
   - a zone per NIC `n<i>.nic<k>`, joined to its NUMA domain by the NIC's own link (bandwidth, latency) and to
     its switch by a cable of the interconnect;
   - NUMA domains of a node joined through a fabric router, each by a port link (half the inter-socket latency);
@@ -103,20 +107,24 @@ def platform_xml(platform: Platform, used_nodes: list[int] | None = None) -> str
             xml.leaf("prop", id="progsim:node", value=f"n{i}")
             xml.leaf("prop", id="progsim:numa", value=str(d))
             used = _nic_of_domain(platform, d)
-            if used is not None:  # the NIC this domain's ranks use, and what it offloads
+            if used is not None:  # the NIC this domain's ranks use, what it offloads, and the domain it hangs from
                 xml.leaf("prop", id="progsim:nic", value=f"n{i}.nic{used}")
                 xml.leaf("prop", id="progsim:nic-offload", value=",".join(sorted(platform.nics[used].offload)))
+                xml.leaf("prop", id="progsim:nic-domain", value=f"n{i}.d{platform.nics[used].numa}")
+            xml.leaf("prop", id="progsim:memory", value=f"{domain}.mem")
+            if node.core_memory_bandwidth is not None:  # what one core streams at most: the engine caps each stream
+                xml.leaf("prop", id="progsim:core-memory-bandwidth", value=_num(node.core_memory_bandwidth))
             xml.close("host")
+            xml.leaf("host", id=f"{domain}.mem", speed="1f")
             xml.leaf("router", id=f"{domain}.gw")
             xml.leaf("link", id=f"{domain}.membus", bandwidth=_bw(node.memory.bandwidth),
                      latency=_lat(node.memory.latency))
-            inside = [f"{domain}.membus"]
-            if node.core_memory_bandwidth is not None:  # what one core streams at most: a cap on each flow
-                xml.leaf("link", id=f"{domain}.core", bandwidth=_bw(node.core_memory_bandwidth), latency="0s",
-                         sharing_policy="FATPIPE")
-                inside.append(f"{domain}.core")
-            _route(xml, domain, domain, inside, zone=False)
-            _route(xml, domain, f"{domain}.gw", [f"{domain}.membus"], zone=False)
+            xml.leaf("link", id=f"{domain}.memory", bandwidth=_bw(node.memory.bandwidth),
+                     latency=_lat(node.memory.latency), sharing_policy="FATPIPE")
+            _route(xml, domain, domain, [f"{domain}.membus"], zone=False)
+            _route(xml, domain, f"{domain}.mem", [f"{domain}.membus"], zone=False)
+            _route(xml, f"{domain}.gw", f"{domain}.mem", [f"{domain}.membus"], zone=False)
+            _route(xml, domain, f"{domain}.gw", [f"{domain}.memory"], zone=False)
             xml.close("zone")
         if node.numa_domains > 1:
             xml.open("zone", id=f"n{i}.fabric.zone", routing="Full")

@@ -189,12 +189,15 @@ class _Setting:
     """A YAML key that sets one engine parameter; the engine holds every default (progsim-engine --help)."""
     path: str  # dotted YAML path
     flag: str  # progsim-engine flag, without its progsim/ prefix
-    kind: str  # number[:unit], positive[:unit], integer, rendezvous, choice:a|b, bool (units: B, Bps, s, f)
+    kind: str  # number[:unit], positive[:unit], integer, rendezvous, choice:a|b, bool, curve (units: B, Bps, s, f)
 
 
 _SETTINGS = (
     _Setting("node.copy_bandwidth", "copy-bandwidth", "positive:Bps"),
     _Setting("node.copy_loads_bus", "copy-loads-bus", "bool"),
+    _Setting("node.memory_contention.policy", "contention", "choice:fair|weighted|calibrated"),
+    _Setting("node.memory_contention.nic_weight", "nic-bus-weight", "positive"),
+    _Setting("node.memory_contention.stream_curve", "bus-curve", "curve"),
     _Setting("mpi.eager_threshold", "eager-threshold", "number:B"),
     _Setting("mpi.rendezvous", "rendezvous", "rendezvous"),
     _Setting("mpi.fragment_size", "fragment-size", "positive:B"),
@@ -273,6 +276,8 @@ def _engine_settings(r: _Reader, top: dict[str, Any]) -> tuple[tuple[str, str], 
             value = str(r.integer(data, key, parent))
         elif kind == "rendezvous":
             value = r.choice(data, key, parent, RENDEZVOUS)
+        elif kind == "curve":
+            value = _curve(r, data[key], setting.path)
         elif kind == "bool":
             if not isinstance(data[key], bool):
                 raise r.source.error(setting.path, f"expected true or false, got {data[key]!r}")
@@ -281,6 +286,22 @@ def _engine_settings(r: _Reader, top: dict[str, Any]) -> tuple[tuple[str, str], 
             value = r.choice(data, key, parent, tuple(unit.split("|")))
         settings.append((setting.flag, value))
     return tuple(settings)
+
+
+def _curve(r: _Reader, data: Any, path: str) -> str:
+    """A measured curve {flows: B/s, ...} (flows rising from 1, positive rates) as the engine's 'n:B/s;n:B/s'."""
+    expected = "a mapping from a number of flows (1, 2, ...) to the bus's total bandwidth in B/s, e.g. {1: 1.2e10, 8: 6.0e10}"
+    if not isinstance(data, dict) or not data:
+        raise r.source.error(path, f"expected {expected}, got {data!r}")
+    points = []
+    for key, rate in data.items():
+        flows = int(key) if isinstance(key, str) and key.isdigit() else key  # the YAML reader keeps keys as text
+        if isinstance(flows, bool) or not isinstance(flows, int) or flows < 1:
+            raise r.source.error(path, f"{flows!r}: expected a whole number of flows, 1 or more ({expected})")
+        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not math.isfinite(rate) or rate <= 0:
+            raise r.source.error(f"{path}.{flows}", f"expected a positive bandwidth in B/s, got {rate!r}")
+        points.append((flows, float(rate)))
+    return ";".join(f"{flows}:{rate!r}" for flows, rate in sorted(points))
 
 
 def _topology_nodes(inter: InterconnectSpec) -> int | None:
@@ -303,7 +324,8 @@ def load_platform(path: str | Path) -> Platform:
 
     node_data = r.section(top["node"], "node", {"sockets", "numa_per_socket", "cores_per_numa", "core_speed",
                                                  "memory"}, {"inter_socket", "copy_bandwidth",
-                                                             "copy_loads_bus", "core_memory_bandwidth"})
+                                                             "copy_loads_bus", "core_memory_bandwidth",
+                                                             "memory_contention"})
     node = NodeSpec(
         r.integer(node_data, "sockets", "node"), r.integer(node_data, "numa_per_socket", "node"),
         r.integer(node_data, "cores_per_numa", "node"), r.positive(node_data, "core_speed", "node", "f"),
@@ -377,6 +399,10 @@ def load_platform(path: str | Path) -> Platform:
         raise source.error("nodes", f"the {topology} topology has {expected_nodes} nodes but 'nodes' is {nodes}")
 
     engine_settings = _engine_settings(r, top)
+    contention = dict(engine_settings)
+    if contention.get("contention") == "calibrated" and "bus-curve" not in contention:
+        raise source.error("node.memory_contention", "the calibrated policy needs 'stream_curve' (the bus's total "
+                                                     "bandwidth with 1, 2, ... flows, e.g. {1: 1.2e10, 8: 6.0e10})")
     reserved = int(dict(engine_settings).get("dedicated-cores", "0"))  # when set; the engine checks its default
     if reserved >= node.cores_per_numa:  # the reserved cores sit in one NUMA domain, beside some of the ranks
         raise source.error("progress.dedicated_core.cores",

@@ -73,7 +73,7 @@ void Endpoint::spend(double cpu_seconds, int64_t copy_bytes)
 
 void Endpoint::copy(int64_t bytes, bool shared_core)
 {
-  world_.copy(host_, bytes, shared_core);
+  world_.copy(rank_, bytes, shared_core);
   copy_seconds_ += world_.copy_seconds(bytes);
 }
 
@@ -101,9 +101,9 @@ void Endpoint::send_message(int destination, Message* message, int64_t bytes)
   if (message->kind == Message::Kind::Eager) // copied out of the arrival buffer (into the receive or an unexpected one)
     work.copy_bytes = message->envelope.bytes;
   StepRunner& runner = world_.progress().runner(receiver, step, rank_);
-  receiver.add_followed(
-      {transfer(rank_, destination, bytes), step, work, &runner, [&receiver, message]() { receiver.handle(message); },
-       message});
+  Transfer carrier = transfer(rank_, destination, bytes, message->kind == Message::Kind::Eager);
+  receiver.add_followed({carrier.wire, std::move(carrier.memory), step, work, &runner,
+                         [&receiver, message]() { receiver.handle(message); }, message});
 }
 
 void Endpoint::deliver(int destination, Message* message)
@@ -111,10 +111,10 @@ void Endpoint::deliver(int destination, Message* message)
   world_.endpoint(destination).handle(message);
 }
 
-void Endpoint::follow(sg4::ActivityPtr activity, Step step, int peer, Callback on_done)
+void Endpoint::follow(const Transfer& transfer, Step step, int peer, Callback on_done)
 {
   StepRunner& runner = world_.progress().runner(*this, step, peer);
-  add_followed({std::move(activity), step, StepWork{world_.progress().costs().step_overhead, 0}, &runner,
+  add_followed({transfer.wire, transfer.memory, step, StepWork{world_.progress().costs().step_overhead, 0}, &runner,
                 std::move(on_done)});
 }
 
@@ -275,10 +275,15 @@ void Endpoint::on_matched(const RequestPtr& receive, const Envelope& envelope)
   world_.protocols()[envelope.protocol].matched(*this, receive, envelope);
 }
 
-sg4::CommPtr Endpoint::transfer(int from, int to, int64_t bytes)
+Transfer Endpoint::transfer(int from, int to, int64_t bytes, bool data)
 {
   world_.endpoint(from).bytes_sent_ += bytes;
-  return sg4::Comm::sendto_async(world_.host_of(from), world_.host_of(to), bytes);
+  Transfer transfer{sg4::Comm::sendto_async(world_.host_of(from), world_.host_of(to), bytes), {}};
+  if (data && not world_.same_node(from, to)) // the NIC reads the data at one end and writes it at the other
+    for (int end : {from, to})
+      for (auto const& flow : world_.memory().dma(end, bytes).transfers)
+        transfer.memory.push_back(flow);
+  return transfer;
 }
 
 /* ---------- progress ---------- */
@@ -299,6 +304,11 @@ void Endpoint::progress(StepRunner& runner)
     });
     if (it == followed_.end())
       continue;
+    if (not it->after.empty()) { // the step waits for the transfer's other flows too
+      it->activity = it->after.back();
+      it->after.pop_back();
+      continue;
+    }
     Followed done = std::move(*it);
     followed_.erase(it);
     run_step(runner, done.step, done.work, done.on_done);

@@ -9,6 +9,8 @@
 #include <simgrid/s4u/Activity.hpp>
 #include <simgrid/s4u/Host.hpp>
 
+#include <simgrid/s4u/Comm.hpp>
+
 #include <functional>
 #include <map>
 #include <unordered_map>
@@ -27,6 +29,13 @@ struct Message {
   Envelope envelope;       // eager and request-to-send
   RequestPtr send;         // the sender's request (clear-to-send, finish)
   RequestPtr receive;      // the receiver's request (clear-to-send, finish)
+};
+
+/** A transfer between two ranks: the data on the wire and, between nodes, the DMA flows on the memory buses at
+ * both ends (World::dma). A step that follows it runs once all of them have ended. */
+struct Transfer {
+  simgrid::s4u::CommPtr wire;
+  std::vector<simgrid::s4u::ActivityPtr> memory;
 };
 
 /** The rank itself as a step runner: it runs steps only inside its MPI calls, on its own core. */
@@ -77,10 +86,11 @@ public:
   void send_message(int destination, Message* message, int64_t bytes);
   /** Hands an envelope to `destination`'s matching at once, with no transfer and no step (SMPI's direct protocol). */
   void deliver(int destination, Message* message);
-  /** Runs `on_done` as a step of this endpoint once `activity` ends (a transfer with rank `peer`). */
-  void follow(simgrid::s4u::ActivityPtr activity, Step step, int peer, std::function<void()> on_done);
-  /** Starts a transfer of `bytes` from rank `from`'s host to rank `to`'s (counted as sent by `from`). */
-  simgrid::s4u::CommPtr transfer(int from, int to, int64_t bytes);
+  /** Runs `on_done` as a step of this endpoint once `transfer` ends (a transfer with rank `peer`). */
+  void follow(const Transfer& transfer, Step step, int peer, std::function<void()> on_done);
+  /** Starts a transfer of `bytes` from rank `from`'s host to rank `to`'s (counted as sent by `from`); when it
+   * carries data (not a protocol's control message) between nodes, with its DMA at both ends. */
+  Transfer transfer(int from, int to, int64_t bytes, bool data = true);
   /** Copies `bytes` in the step being run, by its runner (a single-copy shared-memory transfer). */
   void copy_in_step(int64_t bytes);
 
@@ -106,7 +116,8 @@ public:
 private:
   using Callback = std::function<void()>;
   struct Followed {
-    simgrid::s4u::ActivityPtr activity;
+    simgrid::s4u::ActivityPtr activity;            // the one watched now
+    std::vector<simgrid::s4u::ActivityPtr> after;  // the others that must end too, watched once it has
     Step step;          // the step its end calls for
     StepWork work;      // what the step costs its runner
     StepRunner* runner;

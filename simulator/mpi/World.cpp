@@ -45,7 +45,8 @@ std::string_view activity_name(Activity activity)
 
 World::World(Parameters parameters, trace::TraceSource traces, Placement placement,
              std::unique_ptr<models::progress::ProgressModel> progress, std::unique_ptr<ProtocolTable> protocols,
-             std::unique_ptr<CollectiveAlgorithms> collectives)
+             std::unique_ptr<CollectiveAlgorithms> collectives,
+             std::unique_ptr<models::contention::BusPolicy> bus_policy)
     : parameters_(std::move(parameters))
     , traces_(std::move(traces))
     , streams_(traces_.streams())
@@ -53,6 +54,7 @@ World::World(Parameters parameters, trace::TraceSource traces, Placement placeme
     , progress_(std::move(progress))
     , protocols_(std::move(protocols))
     , collectives_(std::move(collectives))
+    , memory_(parameters_, std::move(bus_policy))
     , records_(streams_.size())
 {
   endpoints_.reserve(streams_.size());
@@ -64,6 +66,7 @@ World::World(Parameters parameters, trace::TraceSource traces, Placement placeme
 
 void World::start()
 {
+  memory_.start(placement_.hosts);
   for (int rank = 0; rank < size(); rank++) {
     sg4::Actor::create("rank-" + std::to_string(rank), host_of(rank), Rank(*this, rank));
   }
@@ -75,26 +78,22 @@ void World::start()
   for (auto const& [host, ranks] : users) {
     if (ranks + progress_->extra_cpu_users(*this, host) <= host->get_core_count())
       uncontended_hosts_.insert(host);
-    // A compiled platform's NUMA domain routes to itself through its memory bus (platforms/README.md).
-    if (host->get_property("progsim:numa") != nullptr)
-      memory_buses_.insert(host);
   }
 }
 
-void World::copy(sg4::Host* host, int64_t bytes, bool shared_core)
+void World::copy(int rank, int64_t bytes, bool shared_core)
 {
   double seconds = copy_seconds(bytes);
   if (seconds <= 0)
     return;
-  sg4::CommPtr bus;
-  if (parameters_.copy_loads_bus && memory_buses_.count(host) != 0)
-    bus = sg4::Comm::sendto_async(host, host, 2 * bytes);
+  BusTraffic bus;
+  if (parameters_.copy_loads_bus)
+    bus = memory_.copy(rank, 2 * bytes);
   if (shared_core)
-    spend_cpu(host, seconds);
+    spend_cpu(host_of(rank), seconds);
   else
     sg4::this_actor::sleep_for(seconds);
-  if (bus)
-    bus->wait();
+  bus.wait();
 }
 
 int64_t World::memory_bytes(const trace::Action& compute) const
@@ -104,31 +103,6 @@ int64_t World::memory_bytes(const trace::Action& compute) const
   if (parameters_.compute_intensity > 0)
     return static_cast<int64_t>(compute.flops / parameters_.compute_intensity);
   return 0;
-}
-
-MemoryTraffic World::stream_memory(int rank, int64_t bytes, double rate)
-{
-  sg4::Host* host = host_of(rank);
-  if (bytes <= 0)
-    return {};
-  if (memory_buses_.count(host) == 0) {
-    if (not warned_no_bus_)
-      XBT_WARN("%s has no memory bus (a platform compiled by progsim has one per NUMA domain): the bytes that "
-               "computations move are ignored", host->get_cname());
-    warned_no_bus_ = true;
-    return {};
-  }
-  // A transfer from the rank to itself through a mailbox of its own: SimGrid 3.32 bounds the rate of mailbox
-  // communications only (Comm::set_rate), and the route from the rank's host to itself crosses its memory bus.
-  sg4::Mailbox* box = sg4::Mailbox::by_name("progsim/memory/" + std::to_string(rank));
-  static void* nothing = nullptr; // no data travels: the receive writes the payload pointer here
-  MemoryTraffic traffic;
-  traffic.arrival   = box->get_async(&nothing);
-  traffic.departure = box->put_init(&nothing, static_cast<uint64_t>(bytes));
-  if (rate > 0)
-    traffic.departure->set_rate(rate);
-  traffic.departure->start();
-  return traffic;
 }
 
 void World::spend_cpu(sg4::Host* host, double seconds)

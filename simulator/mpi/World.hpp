@@ -2,6 +2,8 @@
 #pragma once
 
 #include "Parameters.hpp"
+#include "mpi/BusPolicy.hpp"
+#include "mpi/MemorySystem.hpp"
 #include "mpi/Endpoint.hpp"
 #include "mpi/MessageProtocol.hpp"
 #include "mpi/ProgressModel.hpp"
@@ -57,19 +59,6 @@ struct StepEvent {
   std::string_view executor;
 };
 
-/** The memory traffic of one computation: a transfer from its rank to itself (see World::stream_memory). */
-struct MemoryTraffic {
-  simgrid::s4u::CommPtr departure;
-  simgrid::s4u::CommPtr arrival;
-  void wait() const
-  {
-    if (arrival) {
-      departure->wait();
-      arrival->wait();
-    }
-  }
-};
-
 /** Where each rank runs: the host, and which node and NUMA domain that host belongs to. */
 struct Placement {
   std::vector<simgrid::s4u::Host*> hosts;   // by rank
@@ -80,7 +69,7 @@ class World {
 public:
   World(Parameters parameters, trace::TraceSource traces, Placement placement,
         std::unique_ptr<models::progress::ProgressModel> progress, std::unique_ptr<ProtocolTable> protocols,
-        std::unique_ptr<CollectiveAlgorithms> collectives);
+        std::unique_ptr<CollectiveAlgorithms> collectives, std::unique_ptr<models::contention::BusPolicy> bus_policy);
 
   int size() const { return static_cast<int>(endpoints_.size()); }
   const Parameters& parameters() const { return parameters_; }
@@ -126,23 +115,16 @@ public:
    */
   void spend_cpu(simgrid::s4u::Host* host, double seconds);
   /**
-   * A copy of `bytes` by the calling actor on `host`: CPU work of copy_seconds(bytes), on a core shared with the
-   * ranks (`shared_core`) or on one of its own, while the data crosses the host's memory bus twice (read and
-   * write), sharing it with every other transfer of that NUMA domain. It takes the longer of the two.
+   * A copy of `bytes` for `rank` by the calling actor: CPU work of copy_seconds(bytes), on a core of the rank's host
+   * shared with the ranks (`shared_core`) or on one of its own, while the data crosses the memory bus of the rank's
+   * data twice (read and write), sharing it with every other flow there. It takes the longer of the two.
    */
-  void copy(simgrid::s4u::Host* host, int64_t bytes, bool shared_core);
+  void copy(int rank, int64_t bytes, bool shared_core);
   /** The bytes a `compute` action moves through memory: its trace's count, else its flops over the computations'
    * arithmetic intensity (progsim/compute-intensity), else none. */
   int64_t memory_bytes(const trace::Action& compute) const;
-  /**
-   * Starts the memory traffic of a computation of `rank`: `bytes` through its NUMA domain's memory bus (and the
-   * domain's per-core cap, when the platform has one: platforms/README.md), at most `rate` B/s (the pace of its
-   * flops, so that a CPU-bound computation spreads its bytes over its whole duration; 0: no bound), sharing the bus
-   * with the other computations, copies and NIC transfers of the domain. The computation ends when both its flops
-   * and this traffic are done (a roofline). Empty when there is nothing to move, or the platform has no memory bus
-   * (a warning says so once).
-   */
-  MemoryTraffic stream_memory(int rank, int64_t bytes, double rate);
+  /** The memory buses: computations' streams, copies, DMA. */
+  MemorySystem& memory() { return memory_; }
   /**
    * A rank starts (true) or stops polling in its wait. Returns whether its polling must be a CPU load: where it
    * may share its host's cores with other ranks or threads, under a mechanism whose waits poll, and unless every
@@ -201,12 +183,11 @@ private:
   std::unique_ptr<models::progress::ProgressModel> progress_;
   std::unique_ptr<ProtocolTable> protocols_;
   std::unique_ptr<CollectiveAlgorithms> collectives_;
+  MemorySystem memory_;
   std::vector<std::unique_ptr<Endpoint>> endpoints_;
   std::vector<RankRecord> records_;
   uint64_t request_counter_ = 0;
   std::unordered_set<const simgrid::s4u::Host*> uncontended_hosts_;
-  std::unordered_set<const simgrid::s4u::Host*> memory_buses_; // hosts whose platform routes copies through a bus
-  bool warned_no_bus_ = false;
   std::map<int, Endpoint*> polling_;
   struct CollectiveCall {
     trace::Action action; // as the first rank to reach it called it

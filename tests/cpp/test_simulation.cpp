@@ -75,7 +75,8 @@ int simulate(const std::string& progress, double expected_sender, double expecte
     progsim::mpi::World world(parameters, std::move(traces), std::move(placement),
                               progsim::models::progress::make_progress_model(parameters),
                               progsim::models::protocol::make_protocols(),
-                              progsim::models::collectives::smpi_default::make_collectives());
+                              progsim::models::collectives::smpi_default::make_collectives(),
+                              progsim::models::contention::make_bus_policy(parameters));
     world.start();
     engine.run();
     fs::remove_all(dir);

@@ -1,0 +1,21 @@
+/* fair: SimGrid's max-min sharing as it is. Every flow on a bus, a core's stream or a NIC's DMA, gets an equal
+ * share, up to its own limit (a core's memory bandwidth, the NIC's). Denis et al. (ICPP 2021, Sec. 4.1) describe
+ * the situation it models: "data moving from memory to the CPU and data moving from memory to the NIC are actually
+ * using the same memory bus". */
+#include "mpi/BusPolicy.hpp"
+
+namespace progsim::models::contention {
+
+namespace {
+class Fair : public BusPolicy {
+public:
+  std::string_view name() const override { return "fair"; }
+};
+} // namespace
+
+std::unique_ptr<BusPolicy> make_fair(const Parameters&)
+{
+  return std::make_unique<Fair>();
+}
+
+} // namespace progsim::models::contention

@@ -1,0 +1,145 @@
+#include "mpi/MemorySystem.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <xbt/log.h>
+
+#include <map>
+#include <stdexcept>
+#include <string>
+
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(progsim_memory, progsim, "Memory buses: streams, copies, DMA");
+
+namespace sg4 = simgrid::s4u;
+using progsim::models::contention::BusUser;
+
+namespace progsim::mpi {
+
+MemorySystem::MemorySystem(const Parameters& parameters, std::unique_ptr<models::contention::BusPolicy> policy)
+    : parameters_(parameters), policy_(std::move(policy))
+{
+}
+
+namespace {
+sg4::Host* named_host(const char* name)
+{
+  return name == nullptr ? nullptr : sg4::Host::by_name_or_null(name);
+}
+} // namespace
+
+void MemorySystem::start(const std::vector<sg4::Host*>& rank_hosts)
+{
+  rank_host_ = rank_hosts;
+  // The domains of each node, by index, and each domain's memory.
+  std::map<std::string, std::map<int, sg4::Host*>> domains;
+  for (sg4::Host* host : sg4::Engine::get_instance()->get_all_hosts()) {
+    const char* numa   = host->get_property("progsim:numa");
+    sg4::Host* memory  = named_host(host->get_property("progsim:memory"));
+    if (numa == nullptr || memory == nullptr)
+      continue;
+    domains[host->get_property("progsim:node")][std::stoi(numa)] = host;
+    std::vector<sg4::Link*> bus;
+    host->route_to(memory, bus, nullptr);
+    for (sg4::Link* link : bus)
+      policy_->configure(*link);
+    if (const char* cap = host->get_property("progsim:core-memory-bandwidth"))
+      core_bandwidth_[host] = std::stod(cap);
+  }
+
+  const std::string& where = parameters_.data_numa;
+  data_memory_.assign(rank_hosts.size(), nullptr);
+  nic_domain_.assign(rank_hosts.size(), nullptr);
+  bool warned = false;
+  for (size_t rank = 0; rank < rank_hosts.size(); rank++) {
+    sg4::Host* host = rank_hosts[rank];
+    if (named_host(host->get_property("progsim:memory")) == nullptr) {
+      if (not warned)
+        XBT_WARN("%s has no memory bus (a platform compiled by progsim has one per NUMA domain): the bytes that "
+                 "computations, copies and DMA move are ignored", host->get_cname());
+      warned = true;
+      continue;
+    }
+    nic_domain_[rank] = named_host(host->get_property("progsim:nic-domain"));
+    sg4::Host* data   = host;
+    if (where == "nic") {
+      data = nic_domain_[rank] != nullptr ? nic_domain_[rank] : host;
+    } else if (where != "local") {
+      auto const& node = domains[host->get_property("progsim:node")];
+      auto it          = node.find(std::stoi(where));
+      if (it == node.end())
+        throw std::invalid_argument("progsim/data-numa: " + where + ": the nodes have NUMA domains 0.." +
+                                    std::to_string(node.size() - 1));
+      data = it->second;
+    }
+    data_memory_[rank] = named_host(data->get_property("progsim:memory"));
+  }
+}
+
+BusTraffic MemorySystem::stream(int rank, int64_t bytes, double rate)
+{
+  if (bytes <= 0 || not has_bus(rank))
+    return {};
+  sg4::Host* core = rank_host_[rank];
+  auto cap        = core_bandwidth_.find(core);
+  if (cap != core_bandwidth_.end() && (rate <= 0 || cap->second < rate))
+    rate = cap->second;
+  return load(core, data_memory_[rank], bytes, BusUser::Core, rate);
+}
+
+BusTraffic MemorySystem::copy(int rank, int64_t bytes)
+{
+  if (bytes <= 0 || not has_bus(rank))
+    return {};
+  return load(rank_host_[rank], data_memory_[rank], bytes, BusUser::Core, 0);
+}
+
+BusTraffic MemorySystem::dma(int rank, int64_t bytes)
+{
+  if (not parameters_.dma_loads_bus || bytes <= 0 || not has_bus(rank) || nic_domain_[rank] == nullptr)
+    return {};
+  return load(nic_domain_[rank], data_memory_[rank], bytes, BusUser::Nic, 0);
+}
+
+BusTraffic MemorySystem::load(sg4::Host* from, sg4::Host* memory, int64_t bytes, BusUser user, double rate)
+{
+  // The policy's weight: one flow as several equal transfers, each with its part of the bytes and of the rate.
+  const int parts = policy_->transfers_per_flow(user);
+  BusTraffic traffic;
+  for (int part = 0; part < parts; part++) {
+    auto share = static_cast<uint64_t>(bytes / parts + (part < bytes % parts ? 1 : 0));
+    if (share == 0)
+      continue;
+    if (rate <= 0) {
+      traffic.transfers.push_back(sg4::Comm::sendto_async(from, memory, share));
+      continue;
+    }
+    // SimGrid 3.32 bounds the rate of mailbox communications only: the calling actor, on `from`, sends to the
+    // memory's permanent receiver, so that the transfer starts at once and lands on `memory`.
+    xbt_assert(sg4::this_actor::get_host() == from, "a rate-bounded memory flow is sent from its caller's host");
+    static char nothing = 0; // no data travels
+    sg4::CommPtr flow = mailbox_of(memory)->put_init(&nothing, share);
+    flow->set_rate(rate / parts);
+    flow->start();
+    traffic.transfers.push_back(flow);
+  }
+  return traffic;
+}
+
+sg4::Mailbox* MemorySystem::mailbox_of(sg4::Host* memory)
+{
+  auto it = mailboxes_.find(memory);
+  if (it != mailboxes_.end())
+    return it->second;
+  sg4::Mailbox* box = sg4::Mailbox::by_name("progsim/memory/" + memory->get_name());
+  // The receiver only takes the finished transfers out of the mailbox: they start when sent, at its host.
+  sg4::ActorPtr receiver = sg4::Actor::create("memory-" + memory->get_name(), memory, [box]() {
+    while (true)
+      box->get<char>();
+  });
+  receiver->daemonize();
+  box->set_receiver(receiver);
+  mailboxes_.emplace(memory, box);
+  return box;
+}
+
+} // namespace progsim::mpi

@@ -1,0 +1,70 @@
+/* The memory of the platform's NUMA domains as the flows that cross their buses see it: computations' streams,
+ * copies, and the DMA of NIC transfers, each a transfer to the memory that holds its data. */
+#pragma once
+
+#include "Parameters.hpp"
+#include "mpi/BusPolicy.hpp"
+
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Mailbox.hpp>
+
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace progsim::mpi {
+
+/** Flows on memory buses: what a computation, copy or DMA waits for before it ends. */
+struct BusTraffic {
+  std::vector<simgrid::s4u::CommPtr> transfers;
+  bool empty() const { return transfers.empty(); }
+  void wait() const
+  {
+    for (auto const& transfer : transfers)
+      transfer->wait();
+  }
+};
+
+/**
+ * A compiled platform gives each NUMA domain `d` a memory `d.mem` (a host that runs nothing) reached through the
+ * domain's bus: from `d` itself, the bus alone; from another domain of the node, the inter-domain links first
+ * (platforms/README.md). A flow is a transfer from the host of whoever moves the data (a core, the NIC's domain) to
+ * the memory that holds it, so that SimGrid shares each bus, and the links to it, between all the flows that cross
+ * them; the contention policy (models/contention) bends that sharing.
+ */
+class MemorySystem {
+public:
+  MemorySystem(const Parameters& parameters, std::unique_ptr<models::contention::BusPolicy> policy);
+
+  /** Finds each domain's memory and the NIC's domain, applies the policy to every bus, places each rank's data
+   * (progsim/data-numa). Throws std::invalid_argument when the data's domain does not exist. */
+  void start(const std::vector<simgrid::s4u::Host*>& rank_hosts);
+  /** Whether `rank`'s data sits in a memory with a bus (a compiled platform's). */
+  bool has_bus(int rank) const { return data_memory_[rank] != nullptr; }
+  const models::contention::BusPolicy& policy() const { return *policy_; }
+
+  /** The calling rank's computation streams `bytes` at most at `rate` B/s (0: no bound) and at most one core's
+   * memory bandwidth. */
+  BusTraffic stream(int rank, int64_t bytes, double rate);
+  /** A core of `rank`'s domain copies: `bytes` through the memory of its data, as fast as the bus lets it. */
+  BusTraffic copy(int rank, int64_t bytes);
+  /** The NIC of `rank`'s node reads or writes `bytes` of the rank's data (progsim/dma-loads-bus). */
+  BusTraffic dma(int rank, int64_t bytes);
+
+private:
+  BusTraffic load(simgrid::s4u::Host* from, simgrid::s4u::Host* memory, int64_t bytes,
+                  models::contention::BusUser user, double rate);
+  /** The mailbox whose permanent receiver, an actor on `memory`, makes a rate-bounded transfer land there. */
+  simgrid::s4u::Mailbox* mailbox_of(simgrid::s4u::Host* memory);
+
+  Parameters parameters_;
+  std::unique_ptr<models::contention::BusPolicy> policy_;
+  std::vector<simgrid::s4u::Host*> rank_host_;
+  std::vector<simgrid::s4u::Host*> data_memory_; // by rank: the memory holding its data (null: no bus)
+  std::vector<simgrid::s4u::Host*> nic_domain_;  // by rank: the domain its node's NIC hangs from (null: none)
+  std::unordered_map<const simgrid::s4u::Host*, double> core_bandwidth_; // B/s one core streams, by domain
+  std::unordered_map<const simgrid::s4u::Host*, simgrid::s4u::Mailbox*> mailboxes_;
+};
+
+} // namespace progsim::mpi
