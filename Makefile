@@ -33,6 +33,8 @@ calibrate: setup
 validate: setup
 	$(PYTHON) -m progsim validate --case validation/overlap --report validation/overlap/report.md \
 		--figure validation/overlap/report.png
+	$(PYTHON) -m progsim validate-interference validation/interference/cases \
+		--report validation/interference/report.md --figure validation/interference/report.png
 
 clean:
 	rm -rf build

@@ -103,10 +103,12 @@ def replay(trace: Path, compiled: Compiled, progress: str, out: Path | None = No
 
 
 def smpi_replay_time(trace: Path, compiled: Compiled, extra: list[str] | None = None) -> float:
-    """The simulated time that stock `smpirun -replay` (SimGrid 3.32) prints for this trace and platform."""
+    """The simulated time that stock `smpirun -replay` (SimGrid 3.32) prints for this trace and platform, with the
+    platform's SimGrid settings (its network model), as progsim-engine gets them."""
+    simgrid_settings = [arg for arg in compiled.engine_config if not arg.startswith("--cfg=progsim/")]
     arguments = ["smpirun", "-np", str(compiled.ranks), "-platform", str(compiled.platform_xml), "-hostfile",
                  str(compiled.hostfile), "-replay", str(trace), "--cfg=smpi/display-timing:yes",
-                 "--log=smpi_config.thres:warning", "--log=xbt_cfg.thres:warning", *(extra or [])]
+                 "--log=smpi_config.thres:warning", "--log=xbt_cfg.thres:warning", *simgrid_settings, *(extra or [])]
     done = subprocess.run(arguments, capture_output=True, text=True)
     # display-timing prints the clock at the end with 6 significant digits (the replay's own line has 6 decimals).
     match = re.search(r"Simulated time: ([0-9.eE+-]+) seconds", done.stderr + done.stdout)

@@ -7,9 +7,11 @@ CPU-bound when high). Each quantity is measured alone and loaded, the other acti
   - the ping-pong's half round trip (the latency of small messages; size over it is the bandwidth of large ones);
   - the kernel's memory bandwidth per computing rank (bytes moved over the kernel's time).
 The paper's set-up: a process per node, a communicating thread and up to 35 computing threads (here: ranks), STREAM
-arrays near the NIC (here: each rank's data in its own NUMA domain, ranks placed by --placement). The NIC's DMA
-loads the memory buses at both ends under every mechanism, `ideal` included (dma-loads-bus:yes; --set
-dma-loads-bus:no leaves it out); the platform's contention policy shares each bus (node.memory_contention).
+arrays near the NIC (here: --data nic, the default, puts every rank's data in the NUMA domain of its node's NIC;
+local leaves each rank's in its own domain; ranks placed by --placement). The NIC's DMA loads the memory buses at
+both ends under every mechanism, `ideal` included (dma-loads-bus:yes; --set dma-loads-bus:no leaves it out); the
+platform's contention policy shares each bus (node.memory_contention). A kernel runs at the core's speed unless
+--kernel-flop-rate says what it attains (a loop with a dependency chain is far from the core's peak).
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ class Setup:
     settings: tuple[str, ...]
     workdir: Path
     compiled: dict[int, Compiled]  # per count of computing ranks: compiled once, before the workers start
+    flop_scale: float = 1.0  # trace flops per kernel flop: the core's speed over the rate the kernel attains
 
 
 class Layout:
@@ -66,7 +69,7 @@ class Layout:
     def ranks(self) -> int:
         return 2 * self.per_node
 
-    def traces(self, size: int, round_trips: int, kernel_bytes: float, intensity: float) -> list[list[str]]:
+    def traces(self, size: int, round_trips: int, kernel_bytes: float, flop_per_byte: float) -> list[list[str]]:
         lines: list[list[str]] = []
         for r in range(self.ranks):
             body: list[str] = []
@@ -75,7 +78,7 @@ class Layout:
                 first, second = (f"{r} send {peer} 0 {size}", f"{r} recv {peer} 0 {size}")
                 body = [first, second] * round_trips if r == self.ping else [second, first] * round_trips
             elif r not in (self.ping, self.pong) and kernel_bytes > 0:
-                body = [f"{r} compute {intensity * kernel_bytes:.17g} {kernel_bytes:.0f}"]
+                body = [f"{r} compute {flop_per_byte * kernel_bytes:.17g} {kernel_bytes:.0f}"]
             lines.append([f"{r} init", *body, f"{r} finalize"])
         return lines
 
@@ -110,18 +113,19 @@ def _kernel_end(ranks: list[dict], layout: Layout) -> float:
 
 def measure_point(point: Point, setup: Setup) -> dict[str, str]:
     layout = Layout(point.computing)
+    point_flops = point.intensity * setup.flop_scale  # what the trace's flops must be at the core's speed
     # Alone: the ping-pong without the kernel, and the kernel (all its ranks) without the ping-pong.
-    alone = _replay(setup, layout, layout.traces(point.size, ROUND_TRIPS, 0, point.intensity), "pingpong")
+    alone = _replay(setup, layout, layout.traces(point.size, ROUND_TRIPS, 0, point_flops), "pingpong")
     pingpong_alone = _pingpong_end(alone, layout) / (2 * ROUND_TRIPS)
     if point.computing == 0:
         return row(point, pingpong_alone, pingpong_alone, math.nan, math.nan)
     round_trip = 2 * pingpong_alone
-    probe = _replay(setup, layout, layout.traces(point.size, 0, PROBE_BYTES, point.intensity), "kernel")
+    probe = _replay(setup, layout, layout.traces(point.size, 0, PROBE_BYTES, point_flops), "kernel")
     rate = _kernel_rate(probe, layout, PROBE_BYTES)
     # The kernel alone and loaded move the same bytes: as many as a ping-pong of MAX_ROUND_TRIPS can outlast.
     measured_bytes = float(min(PROBE_BYTES, MAX_ROUND_TRIPS * round_trip * rate / OUTLAST))
     if measured_bytes < PROBE_BYTES:
-        probe = _replay(setup, layout, layout.traces(point.size, 0, measured_bytes, point.intensity), "kernel")
+        probe = _replay(setup, layout, layout.traces(point.size, 0, measured_bytes, point_flops), "kernel")
     kernel_alone = _kernel_rate(probe, layout, measured_bytes)
     # The ping-pong loaded, beside a kernel that outlasts it; then the kernel, beside a ping-pong that outlasts it.
     kernel_bytes = max(1.0, math.ceil(OUTLAST * ROUND_TRIPS * round_trip * kernel_alone))
@@ -136,8 +140,8 @@ def _together(setup: Setup, layout: Layout, point: Point, round_trips: int, kern
               measured: str) -> list[dict]:
     """The ping-pong and the kernel at once; the one not `measured` is doubled until it outlasts the other."""
     for _ in range(ATTEMPTS):
-        ranks = _replay(setup, layout, layout.traces(point.size, round_trips, kernel_bytes, point.intensity),
-                        f"{measured}-loaded")
+        ranks = _replay(setup, layout, layout.traces(point.size, round_trips, kernel_bytes,
+                                                     point.intensity * setup.flop_scale), f"{measured}-loaded")
         pingpong, kernel = _pingpong_end(ranks, layout), _kernel_end(ranks, layout)
         if (kernel >= pingpong) if measured == "pingpong" else (pingpong >= kernel):
             return ranks
@@ -234,7 +238,7 @@ EXAMPLES = """examples:
 
 
 def command_interference(args: argparse.Namespace) -> int:
-    from progsim.cli import _quantities, check_settings, prepare_platform
+    from progsim.cli import _quantities, check_settings
     from progsim.measure import print_table, write_csv
     from progsim.outputs import check_outputs
 
@@ -255,14 +259,11 @@ def command_interference(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise InputError(f"--jobs {args.jobs}: expected 1 or more")
     check_settings(args.set)
-    check_platform(platform, max(computing))
     outputs = {"--out": args.out, "--plot": args.plot}
     check_outputs({k: v for k, v in outputs.items() if v}, [platform])
-    points = [Point(i, k, s) for i in intensities for k in computing for s in sizes]
-    with tempfile.TemporaryDirectory(prefix="progsim-interference-") as workdir:
-        compiled = {k: prepare_platform(platform, 2 * (k + 1), k + 1, args.placement) for k in set(computing)}
-        setup = Setup(platform, args.progress, ("dma-loads-bus:yes", *args.set), Path(workdir), compiled)
-        rows = run_points(points, setup, args.jobs)
+    kernel_rate = _quantities(args.kernel_flop_rate, "f", "--kernel-flop-rate")[0] if args.kernel_flop_rate else None
+    rows = simulate(platform, intensities, computing, sizes, args.progress, args.placement, args.set, args.data,
+                    kernel_rate, args.jobs)
     print_table(COLUMNS, rows)
     if args.out:
         write_csv(Path(args.out), COLUMNS, rows)
@@ -271,6 +272,30 @@ def command_interference(args: argparse.Namespace) -> int:
         plot(rows, Path(args.plot))
         print(f"wrote {args.plot}")
     return 0
+
+
+def simulate(platform: Path, intensities: Sequence[float], computing: Sequence[int], sizes: Sequence[int],
+             progress: str = "none", placement: str | None = None, settings: Sequence[str] = (), data: str = "nic",
+             kernel_rate: float | None = None, jobs: int = 1) -> list[dict[str, str]]:
+    """The benchmark's table: one row per (intensity, computing ranks, size)."""
+    from progsim.cli import prepare_platform
+    from progsim.platform import load_platform
+
+    if jobs < 1:
+        raise InputError(f"--jobs {jobs}: expected 1 or more")
+    check_platform(platform, max(computing))
+    speed = load_platform(platform).node.core_speed
+    if kernel_rate is not None and not (0 < kernel_rate <= speed):
+        raise InputError(f"--kernel-flop-rate {kernel_rate:g}: expected a rate above 0 and at most the core's speed "
+                         f"({speed:g} flop/s)")
+    points = [Point(i, k, s) for i in intensities for k in computing for s in sizes]
+    # The NIC's DMA always loads the buses here; the user's settings come after, and may say otherwise.
+    engine_settings = ("dma-loads-bus:yes", f"data-numa:{data}", *settings)
+    with tempfile.TemporaryDirectory(prefix="progsim-interference-") as workdir:
+        compiled = {k: prepare_platform(platform, 2 * (k + 1), k + 1, placement) for k in set(computing)}
+        setup = Setup(platform, progress, engine_settings, Path(workdir), compiled,
+                      speed / kernel_rate if kernel_rate else 1.0)
+        return run_points(points, setup, jobs)
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:
@@ -289,6 +314,11 @@ def add_command(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--placement", choices=["block", "numa", "round-robin"],
                         help="ranks inside a node: block fills the first NUMA domain (the NIC's, usually) first, "
                              "numa alternates domains (default: the platform's)")
+    parser.add_argument("--data", default="nic", metavar="WHERE",
+                        help="where every rank's data lives: nic (the domain of its node's NIC, as in the paper; "
+                             "default), local (its own domain), or a domain number")
+    parser.add_argument("--kernel-flop-rate", metavar="RATE",
+                        help="flop/s one core attains in the kernel (default: the core's speed), e.g. 8.8Gf")
     parser.add_argument("--progress", default="none", help="progress mechanism of the ping-pong (default none)")
     parser.add_argument("--set", action="append", default=[], metavar="NAME:VALUE", help="override a parameter")
     parser.add_argument("--out", metavar="CSV", help="write the table here")

@@ -68,10 +68,11 @@ def test_fair_gives_the_dma_one_share_among_the_streams_at_either_end(tmp_path: 
         pytest.approx(SIZE / dma_share(computing), rel=1e-6)
 
 
-@pytest.mark.parametrize("weight,computing", [(2, 3), (3, 3), (0.5, 3), (2, 1)])
+@pytest.mark.parametrize("weight,computing", [(2, 3), (3, 3), (0.5, 3), (2, 1), (1.5, 3), (0.75, 3)])
 def test_weighted_gives_the_dma_the_share_of_w_streams(tmp_path: Path, weight: float, computing: int) -> None:
     # w = 2, k = 3: five equal flows of 2 GB/s, two of them the DMA's: 4 GB/s, where fair gives 2.5.
     # w = 1/2: each stream counts twice: the DMA gets 10/7 GB/s. w = 2, k = 1: the stream keeps its 4 GB/s.
+    # w = 3/2 and 3/4: three DMA transfers against two or four per stream.
     contention = f"memory_contention: {{policy: weighted, nic_weight: {weight}}}"
     assert transfer_time(tmp_path, contention, computing) == \
         pytest.approx(SIZE / dma_share(computing, weight), rel=1e-6)
@@ -122,7 +123,8 @@ def test_bad_contention_settings_name_their_yaml_path(tmp_path: Path, contention
 @pytest.mark.parametrize("setting,message", [
     ("contention:fairest", "progsim/contention: unknown policy 'fairest' (expected one of: fair, weighted, calibrated)"),
     ("bus-curve:1:4e9;1:5e9", "progsim/bus-curve: expected 'flows:B/s' points"),
-    ("nic-bus-weight:100", "progsim/nic-bus-weight: expected a weight between 1/64 and 64"),
+    ("nic-bus-weight:100", "progsim/nic-bus-weight: expected a weight between 1/4 and 64"),
+    ("nic-bus-weight:0.1", "progsim/nic-bus-weight: expected a weight between 1/4 and 64"),
 ])
 def test_bad_engine_settings_are_named(tmp_path: Path, setting: str, message: str) -> None:
     policy = {"bus-curve": "contention:calibrated", "nic-bus-weight": "contention:weighted"}.get(
