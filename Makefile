@@ -1,7 +1,7 @@
 # progsim: `make demo` sets everything up and runs the default scenario; `make test` runs every test.
 PYTHON ?= python3
 
-.PHONY: setup demo test test-slow bench measure calibrate validate clean
+.PHONY: setup demo test test-slow bench measure measure-interference calibrate validate clean
 
 setup:
 	@scripts/setup.sh
@@ -26,6 +26,11 @@ bench: setup
 # an idle machine; validate prints a verdict per case and exits 1 if one fails.
 measure: setup
 	scripts/measure_heatmaps.sh
+
+# Memory contention between a shared-memory transfer and a STREAM kernel, on Open MPI (about 30 s).
+measure-interference: setup
+	$(PYTHON) -m progsim measure --interference --library openmpi --sizes 16MiB,64MiB --repetitions 7 \
+		--csv validation/interference/measured/openmpi-shm.csv
 
 calibrate: setup
 	scripts/calibrate_local.sh

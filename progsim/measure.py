@@ -42,8 +42,9 @@ PRINTED_COLUMNS = [*cells.CELL, "overhead_ratio", "computation_slowdown", "commu
 PINGPONG_COLUMNS = ["library", "library_version", "transport", "env", "size_bytes", "half_rtt_s", "isend_post_s",
                     "irecv_post_s", "test_s", "repetitions"]
 
-DEFAULT_SIZES = {"overlap": "4KiB,64KiB,1MiB,16MiB", "pingpong": "8,1KiB,4KiB,16KiB,64KiB,256KiB,1MiB,4MiB,16MiB"}
-DEFAULT_REPETITIONS = {"overlap": 20, "pingpong": 100}
+DEFAULT_SIZES = {"overlap": "4KiB,64KiB,1MiB,16MiB", "pingpong": "8,1KiB,4KiB,16KiB,64KiB,256KiB,1MiB,4MiB,16MiB",
+                 "interference": "1MiB,16MiB,64MiB"}
+DEFAULT_REPETITIONS = {"overlap": 20, "pingpong": 100, "interference": 5}
 
 
 @dataclass(frozen=True)
@@ -114,23 +115,24 @@ def _compiler_identity(library: Library) -> bytes:
     return wrapper.read_bytes() + version.stdout.encode() + " ".join(CFLAGS).encode()
 
 
-def benchmark_binary(library: Library) -> Path:
-    """bench/overlap.c compiled with the library's mpicc, kept in the cache under a hash of the source and the
-    compiler; compiled into a temporary file and renamed, so a concurrent or interrupted build leaves no half file."""
+def benchmark_binary(library: Library, source_path: Path = BENCHMARK_SOURCE) -> Path:
+    """A benchmark of bench/ (overlap.c by default) compiled with the library's mpicc, kept in the cache under a hash
+    of the source and the compiler; compiled into a temporary file and renamed, so a concurrent or interrupted build
+    leaves no half file."""
     from progsim.cli import cache_root
 
-    source = BENCHMARK_SOURCE.read_bytes()
+    source = source_path.read_bytes()
     digest = hashlib.sha256(source + _compiler_identity(library)).hexdigest()[:16]
-    binary = cache_root() / "bench" / f"overlap-{library.name}-{digest}"
+    binary = cache_root() / "bench" / f"{source_path.stem}-{library.name}-{digest}"
     if binary.is_file():
         return binary
     binary.parent.mkdir(parents=True, exist_ok=True)
     partial = binary.with_name(f"{binary.name}.{os.getpid()}.tmp")
-    build = subprocess.run([library.mpicc, *CFLAGS, "-o", str(partial), str(BENCHMARK_SOURCE)],
+    build = subprocess.run([library.mpicc, *CFLAGS, "-o", str(partial), str(source_path)],
                            capture_output=True, text=True)
     if build.returncode != 0:
         partial.unlink(missing_ok=True)
-        raise InputError(f"--library {library.name}: {library.mpicc} could not compile {BENCHMARK_SOURCE} "
+        raise InputError(f"--library {library.name}: {library.mpicc} could not compile {source_path} "
                          f"(exit {build.returncode}): {stderr_tail(build.stderr)}")
     os.replace(partial, binary)
     return binary
@@ -365,7 +367,7 @@ def _positive(value: int, option: str, least: int) -> int:
 def command_measure(args: argparse.Namespace) -> int:
     from progsim.cli import _quantities
 
-    mode = "pingpong" if args.pingpong else "overlap"
+    mode = "pingpong" if args.pingpong else "interference" if args.interference else "overlap"
     libraries = [find_library(name) for name in dict.fromkeys(args.library)]
     env = parse_env(args.env)
     sizes = [int(s) for s in _quantities(args.sizes or DEFAULT_SIZES[mode], "B", "--sizes")]
@@ -373,7 +375,19 @@ def command_measure(args: argparse.Namespace) -> int:
     tests = _positive(args.tests, "--tests", 0)
     if args.csv:
         check_outputs({"--csv": args.csv}, [BENCHMARK_SOURCE])
+    if args.pingpong and args.interference:
+        raise InputError("--pingpong and --interference: choose one benchmark")
     rows: list[dict[str, str]] = []
+    if mode == "interference":
+        from progsim import measure_interference
+
+        for library in libraries:
+            for transport in dict.fromkeys(args.transport):
+                rows += measure_interference.measure(library, transport, env, sizes, repetitions, progress)
+        measure_interference.print_rows(rows)
+        if args.csv:
+            write_csv(Path(args.csv), measure_interference.COLUMNS, rows)
+        return 0
     for library in libraries:
         for transport in dict.fromkeys(args.transport):
             if mode == "pingpong":
@@ -411,6 +425,12 @@ transports (--transport):
 Ranks are bound to cores. --env passes variables to the ranks, e.g. MPIR_CVAR_ASYNC_PROGRESS=1 (MPICH's progress
 thread); they override the transport's.
 
+--interference runs bench/interference.c instead: rank 0 posts messages of each size to rank 1 and runs a STREAM
+TRIAD while rank 1 receives them (a copy by its core, over shared memory): the transfer and the kernel, each alone
+and beside the other, in the table of 'progsim interference' (computing_ranks 1: the sender computes; the
+transfer's one-way time stands for the half round trip), and the TRIAD on one and on both cores (the node's
+STREAM curve, columns stream_1_GBps and stream_2_GBps).
+
 --pingpong measures instead, per size: the half round trip of blocking ping-pongs, the time of an MPI_Isend and
 an MPI_Irecv call (the post alone) and of an MPI_Test that finds nothing, the figures a platform's calibration fits
 (latency, bandwidth, eager threshold, per-call costs).
@@ -419,6 +439,7 @@ examples:
   progsim measure --library openmpi mpich --side receiver sender --csv real.csv
   progsim measure --library mpich --env MPIR_CVAR_ASYNC_PROGRESS=1 --sizes 1MiB,16MiB --compute 1ms,10ms
   progsim measure --pingpong --library openmpi --transport shm tcp --csv pingpong.csv
+  progsim measure --interference --library openmpi --sizes 16MiB,64MiB --csv interference.csv
 
 Exit status 2 when a library is not installed or a run fails (its stderr is shown); no table is written then."""
 
@@ -446,5 +467,7 @@ def add_command(commands: argparse._SubParsersAction) -> None:
                                                         f"--pingpong {DEFAULT_REPETITIONS['pingpong']})")
     parser.add_argument("--pingpong", action="store_true",
                         help="measure latency, bandwidth and the cost of posting and testing instead")
+    parser.add_argument("--interference", action="store_true",
+                        help="measure memory contention between a transfer and a STREAM kernel instead")
     parser.add_argument("--csv", help="also write the table here (CSV)")
     parser.set_defaults(run=command_measure)

@@ -49,16 +49,10 @@ void MemorySystem::start(const std::vector<sg4::Host*>& rank_hosts)
   const std::string& where = parameters_.data_numa;
   data_memory_.assign(rank_hosts.size(), nullptr);
   nic_domain_.assign(rank_hosts.size(), nullptr);
-  bool warned = false;
   for (size_t rank = 0; rank < rank_hosts.size(); rank++) {
     sg4::Host* host = rank_hosts[rank];
-    if (named_host(host->get_property("progsim:memory")) == nullptr) {
-      if (not warned)
-        XBT_WARN("%s has no memory bus (a platform compiled by progsim has one per NUMA domain): the bytes that "
-                 "computations, copies and DMA move are ignored", host->get_cname());
-      warned = true;
-      continue;
-    }
+    if (named_host(host->get_property("progsim:memory")) == nullptr)
+      continue; // a platform not compiled by progsim: no bus (stream() says so once)
     nic_domain_[rank] = named_host(host->get_property("progsim:nic-domain"));
     sg4::Host* data   = host;
     if (where == "nic") {
@@ -77,8 +71,15 @@ void MemorySystem::start(const std::vector<sg4::Host*>& rank_hosts)
 
 BusTraffic MemorySystem::stream(int rank, int64_t bytes, double rate)
 {
-  if (bytes <= 0 || not has_bus(rank))
+  if (bytes <= 0)
     return {};
+  if (not has_bus(rank)) {
+    if (not warned_no_bus_)
+      XBT_WARN("%s has no memory bus (a platform compiled by progsim has one per NUMA domain): the bytes that "
+               "computations, copies and DMA move are ignored", rank_host_[rank]->get_cname());
+    warned_no_bus_ = true;
+    return {};
+  }
   sg4::Host* core = rank_host_[rank];
   auto cap        = core_bandwidth_.find(core);
   if (cap != core_bandwidth_.end() && (rate <= 0 || cap->second < rate))
@@ -86,11 +87,12 @@ BusTraffic MemorySystem::stream(int rank, int64_t bytes, double rate)
   return load(core, data_memory_[rank], bytes, BusUser::Core, rate);
 }
 
-BusTraffic MemorySystem::copy(int rank, int64_t bytes)
+BusTraffic MemorySystem::copy(int rank, int64_t bytes, double rate)
 {
   if (bytes <= 0 || not has_bus(rank))
     return {};
-  return load(rank_host_[rank], data_memory_[rank], bytes, BusUser::Core, 0);
+  sg4::Host* core = rank_host_[rank];
+  return load(core, data_memory_[rank], bytes, BusUser::Core, sg4::this_actor::get_host() == core ? rate : 0);
 }
 
 BusTraffic MemorySystem::dma(int rank, int64_t bytes)

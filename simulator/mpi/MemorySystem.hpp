@@ -47,8 +47,9 @@ public:
   /** The calling rank's computation streams `bytes` at most at `rate` B/s (0: no bound) and at most one core's
    * memory bandwidth. */
   BusTraffic stream(int rank, int64_t bytes, double rate);
-  /** A core of `rank`'s domain copies: `bytes` through the memory of its data, as fast as the bus lets it. */
-  BusTraffic copy(int rank, int64_t bytes);
+  /** A core of `rank`'s domain copies: `bytes` through the memory of its data, at most at `rate` B/s (the copy's
+   * pace; 0: no bound), bounded only when the caller runs on the rank's host (SimGrid bounds flows sent from it). */
+  BusTraffic copy(int rank, int64_t bytes, double rate);
   /** The NIC of `rank`'s node reads or writes `bytes` of the rank's data (progsim/dma-loads-bus). */
   BusTraffic dma(int rank, int64_t bytes);
 
@@ -65,6 +66,7 @@ private:
   std::vector<simgrid::s4u::Host*> nic_domain_;  // by rank: the domain its node's NIC hangs from (null: none)
   std::unordered_map<const simgrid::s4u::Host*, double> core_bandwidth_; // B/s one core streams, by domain
   std::unordered_map<const simgrid::s4u::Host*, simgrid::s4u::Mailbox*> mailboxes_;
+  bool warned_no_bus_ = false;
 };
 
 } // namespace progsim::mpi

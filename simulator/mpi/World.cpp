@@ -88,7 +88,7 @@ void World::copy(int rank, int64_t bytes, bool shared_core)
     return;
   BusTraffic bus;
   if (parameters_.copy_loads_bus)
-    bus = memory_.copy(rank, 2 * bytes);
+    bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds); // read and write, at the copy's pace
   if (shared_core)
     spend_cpu(host_of(rank), seconds);
   else

@@ -117,7 +117,8 @@ public:
   /**
    * A copy of `bytes` for `rank` by the calling actor: CPU work of copy_seconds(bytes), on a core of the rank's host
    * shared with the ranks (`shared_core`) or on one of its own, while the data crosses the memory bus of the rank's
-   * data twice (read and write), sharing it with every other flow there. It takes the longer of the two.
+   * data twice (read and write) at the copy's pace, sharing it with every other flow there. It takes the longer of
+   * the two.
    */
   void copy(int rank, int64_t bytes, bool shared_core);
   /** The bytes a `compute` action moves through memory: its trace's count, else its flops over the computations'
