@@ -8,7 +8,8 @@ that tolerance. Quantities:
   bandwidth_ratio   the ping-pong's bandwidth loaded over alone (time alone / time loaded; 1: unaffected)
   latency_ratio     the ping-pong's half round trip loaded over alone
   kernel_ratio      the kernel's bandwidth per rank loaded over alone
-  onset             the fewest computing ranks at which bandwidth_ratio falls below `threshold` (default 0.95)
+  onset             the first value of `axis` (computing_ranks, the default, or size_bytes) at which `of`
+                    (bandwidth_ratio, the default, or kernel_ratio) falls below `threshold` (default 0.95)
   unaffected_from   the lowest intensity from which bandwidth_ratio stays at or above `threshold` (default 0.95)
 A check passes when |simulated - paper| <= tolerance. A case may say `expected_failure: why`: its checks must fail
 (strict: a pass is reported as an unexpected pass and fails the run), for what the model does not capture yet.
@@ -36,6 +37,8 @@ class Check:
     tolerance: float
     why: str
     threshold: float = 0.95
+    axis: str = "computing_ranks"  # onset: the swept column
+    of: str = "bandwidth_ratio"  # onset: the ratio that falls
 
 
 @dataclass(frozen=True)
@@ -133,8 +136,12 @@ def load_case(path: Path) -> Case:
         raise source.error("checks", "expected a list of checks")
     for i, item in enumerate(data):
         where = f"checks[{i}]"
-        check = _require(source, item, where, {"quantity", "at", "reference", "tolerance", "why", "threshold"},
-                         {"quantity", "at", "reference", "tolerance", "why"})
+        check = _require(source, item, where, {"quantity", "at", "reference", "tolerance", "why", "threshold", "axis",
+                                               "of"}, {"quantity", "at", "reference", "tolerance", "why"})
+        axis, of = check.get("axis", "computing_ranks"), check.get("of", "bandwidth_ratio")
+        if axis not in ("computing_ranks", "size_bytes") or of not in ("bandwidth_ratio", "kernel_ratio"):
+            raise source.error(f"{where}.axis" if axis not in ("computing_ranks", "size_bytes") else f"{where}.of",
+                               "expected axis computing_ranks or size_bytes, of bandwidth_ratio or kernel_ratio")
         if check["quantity"] not in QUANTITIES:
             raise source.error(f"{where}.quantity", f"expected one of {', '.join(QUANTITIES)}, "
                                                     f"got {check['quantity']!r}")
@@ -143,7 +150,7 @@ def load_case(path: Path) -> Case:
                      for key, value in at.items()}
         checks.append(Check(check["quantity"], at_values, _number(source, check["reference"], f"{where}.reference"),
                             _number(source, check["tolerance"], f"{where}.tolerance", 0.0), str(check["why"]),
-                            _number(source, check.get("threshold", 0.95), f"{where}.threshold", 0.0)))
+                            _number(source, check.get("threshold", 0.95), f"{where}.threshold", 0.0), axis, of))
     return Case(path, str(top["name"]), str(top["source"]), platform,
                 _list(source, run["intensities"], "run.intensities", ""), computing,
                 [int(v) for v in _list(source, run["sizes"], "run.sizes", "B")], str(run.get("data", "local")),
@@ -168,9 +175,9 @@ def measure(check: Check, rows: list[dict[str, str]]) -> float:
     if check.quantity in ("bandwidth_ratio", "latency_ratio", "kernel_ratio"):
         chosen = [row for row in rows if _matches(row, check.at)]
         return _ratio(chosen[0], check.quantity) if len(chosen) == 1 else math.nan
-    axis = "computing_ranks" if check.quantity == "onset" else "intensity_flop_per_byte"
-    curve = sorted((float(row[axis]), _ratio(row, "bandwidth_ratio")) for row in rows
-                   if _matches(row, check.at, skip=axis))
+    axis = check.axis if check.quantity == "onset" else "intensity_flop_per_byte"
+    of = check.of if check.quantity == "onset" else "bandwidth_ratio"
+    curve = sorted((float(row[axis]), _ratio(row, of)) for row in rows if _matches(row, check.at, skip=axis))
     if not curve:
         return math.nan
     if check.quantity == "onset":
@@ -250,7 +257,7 @@ def write_report(results: list[Result], path: Path) -> None:
 
 def _swept_axis(case: Case, check: Check) -> str:
     if check.quantity == "onset":
-        return "computing_ranks"
+        return check.axis
     if check.quantity == "unaffected_from":
         return "intensity_flop_per_byte"
     for axis, values in (("computing_ranks", case.computing), ("intensity_flop_per_byte", case.intensities),
@@ -272,7 +279,7 @@ def draw_figure(results: list[Result], path: Path) -> None:
     figure, axes = plt.subplots(lines, columns, figsize=(5.2 * columns, 3.9 * lines), squeeze=False)
     for panel, result in zip(axes.flat, results):
         check, axis = result.check, _swept_axis(result.case, result.check)
-        ratio = check.quantity if check.quantity.endswith("_ratio") else "bandwidth_ratio"
+        ratio = check.quantity if check.quantity.endswith("_ratio") else check.of
         curve = sorted((float(row[axis]), _ratio(row, ratio)) for row in result.rows if _matches(row, check.at, axis))
         panel.plot([x for x, _ in curve], [y for _, y in curve], marker="o", label="simulated")
         if check.quantity.endswith("_ratio"):

@@ -22,8 +22,8 @@ def test_the_shipped_cases_hold_and_the_known_gaps_still_fail(tmp_path: Path) ->
     assert done.returncode == 0, done.stdout + done.stderr
     verdicts = [line.rsplit("|", 2)[-2].strip() for line in report.read_text().splitlines()
                 if line.startswith("| ") and not line.startswith("| case")]
-    # Every check passes, but the three the model does not capture yet (each case says why): strict expected failures.
-    assert verdicts.count("XFAIL") == 3 and set(verdicts) == {"PASS", "XFAIL"}, verdicts
+    # Every check passes, but the four the model does not capture yet (each case says why): strict expected failures.
+    assert verdicts.count("PASS") == 9 and verdicts.count("XFAIL") == 4 and len(verdicts) == 13, verdicts
 
 
 def rows(axis: str, points: list[tuple[float, float]]) -> list[dict[str, str]]:
@@ -37,6 +37,14 @@ def test_onset_is_the_first_count_that_loses_more_than_the_threshold() -> None:
     table = rows("computing_ranks", [(1, 1.0), (2, 0.97), (3, 0.9), (4, 0.96), (5, 0.5)])
     assert measure(Check("onset", {"size_bytes": 67108864}, 3, 1, ""), table) == 3
     assert measure(Check("onset", {"size_bytes": 67108864}, 3, 1, "", threshold=0.5), table) == math.inf
+
+
+def test_onset_over_sizes_follows_the_chosen_ratio() -> None:
+    table = rows("size_bytes", [(1024, 1.0), (4096, 0.99), (65536, 0.8)])
+    assert measure(Check("onset", {"computing_ranks": 35}, 0, 0, "", axis="size_bytes"), table) == 65536
+    # The kernel's ratio is 1 in every row: it never falls.
+    assert measure(Check("onset", {"computing_ranks": 35}, 0, 0, "", axis="size_bytes", of="kernel_ratio"),
+                   table) == math.inf
 
 
 def test_unaffected_from_is_the_lowest_intensity_above_which_all_hold() -> None:

@@ -99,6 +99,8 @@ BusTraffic MemorySystem::dma(int rank, int64_t bytes)
 {
   if (not parameters_.dma_loads_bus || bytes <= 0 || not has_bus(rank) || nic_domain_[rank] == nullptr)
     return {};
+  XBT_VERB("DMA of %lld B for rank %d: %s -> %s", static_cast<long long>(bytes), rank, nic_domain_[rank]->get_cname(),
+            data_memory_[rank]->get_cname());
   return load(nic_domain_[rank], data_memory_[rank], bytes, BusUser::Nic, 0);
 }
 
