@@ -230,9 +230,16 @@ def _at_text(at: dict[str, float]) -> str:
                      for key, value in at.items())
 
 
+def _value_text(check: Check, value: float) -> str:
+    if check.quantity == "onset" and check.axis == "size_bytes" and math.isfinite(value):
+        return _size_text(value)
+    return f"{value:.3g}"
+
+
 def summary_rows(results: list[Result]) -> list[list[str]]:
-    return [[r.case.name, r.check.quantity, _at_text(r.check.at), f"{r.simulated:.3g}", f"{r.check.reference:g}",
-             f"±{r.check.tolerance:g}", r.verdict] for r in results]
+    return [[r.case.name, r.check.quantity, _at_text(r.check.at), _value_text(r.check, r.simulated),
+             _value_text(r.check, r.check.reference),
+             f"±{_value_text(r.check, r.check.tolerance)}", r.verdict] for r in results]
 
 
 HEADER = ["case", "quantity", "at", "simulated", "paper", "tolerance", "verdict"]
@@ -250,8 +257,9 @@ def write_report(results: list[Result], path: Path) -> None:
         if case.expected_failure:
             lines += ["", f"Expected to fail: {case.expected_failure}"]
         for r in (r for r in results if r.case is case):
-            lines += [f"- {r.check.quantity} at {_at_text(r.check.at)}: simulated {r.simulated:.3g}, paper "
-                      f"{r.check.reference:g} ± {r.check.tolerance:g} ({r.verdict}). {r.check.why}"]
+            lines += [f"- {r.check.quantity} at {_at_text(r.check.at)}: simulated {_value_text(r.check, r.simulated)}, "
+                      f"paper {_value_text(r.check, r.check.reference)} ± {_value_text(r.check, r.check.tolerance)} "
+                      f"({r.verdict}). {r.check.why}"]
     path.write_text("\n".join(lines) + "\n")
 
 
