@@ -128,6 +128,26 @@ static Run run_once(int messages, int passes, long size)
     return (Run){receive[0], kernel[0], receive[1], kernel[1]};
 }
 
+/* Runs `*messages` receives beside `*passes` TRIAD passes, doubling the side that must last longer (the kernel's
+ * passes when `kernel_outlasts`, else the messages) until it does. */
+static Run outlast(int *messages, int *passes, int kernel_outlasts, long size)
+{
+    Run run = run_once(*messages, *passes, size);
+    for (int attempt = 0; attempt <= ATTEMPTS; attempt++) {
+        if (kernel_outlasts ? run.kernel_end >= run.receive_end : run.receive_end >= run.kernel_end)
+            return run;
+        if (attempt == ATTEMPTS)
+            break;
+        if (kernel_outlasts)
+            *passes *= 2;
+        else
+            *messages *= 2;
+        run = run_once(*messages, *passes, size);
+    }
+    fail(kernel_outlasts ? "the kernel never outlasted the transfers" : "the transfers never outlasted the kernel", "");
+    return run;
+}
+
 static long parse_long(const char *text, const char *option)
 {
     char *end = NULL;
@@ -210,26 +230,12 @@ int main(int argc, char **argv)
     for (int r = 0; r < options.repetitions; r++) {
         Run alone = run_once(messages, 0, options.size);
         transfer_alone[r] = alone.receive_s / messages;
-        /* The kernel outlasts the receives. */
-        Run loaded = run_once(messages, passes, options.size);
-        for (int attempt = 0; loaded.kernel_end < loaded.receive_end && attempt < ATTEMPTS; attempt++) {
-            passes *= 2;
-            loaded = run_once(messages, passes, options.size);
-        }
-        if (loaded.kernel_end < loaded.receive_end)
-            fail("the kernel never outlasted the transfers", "");
+        Run loaded = outlast(&messages, &passes, 1, options.size); /* the kernel outlasts the receives */
         transfer_loaded[r] = loaded.receive_s / messages;
         Run kernel = run_once(0, passes, options.size);
         kernel_alone[r] = kernel_bytes * passes / kernel.kernel_s;
-        /* The receives outlast the kernel. */
         int many = messages;
-        Run beside = run_once(many, passes, options.size);
-        for (int attempt = 0; beside.receive_end < beside.kernel_end && attempt < ATTEMPTS; attempt++) {
-            many *= 2;
-            beside = run_once(many, passes, options.size);
-        }
-        if (beside.receive_end < beside.kernel_end)
-            fail("the transfers never outlasted the kernel", "");
+        Run beside = outlast(&many, &passes, 0, options.size); /* the receives outlast the kernel */
         kernel_loaded[r] = kernel_bytes * passes / beside.kernel_s;
         /* Both ranks stream at once: the node's total. */
         MPI_Barrier(MPI_COMM_WORLD);

@@ -343,7 +343,7 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 
     parser = commands.add_parser("validate-interference", help="hold the simulated memory-contention benchmark "
                                                               "against the paper's results",
-                                 description=__doc__.split("\n", 1)[1],
+                                 description=__doc__,
                                  epilog="example:\n  progsim validate-interference validation/interference/cases "
                                         "--report validation/interference/report.md",
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
