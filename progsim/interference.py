@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import shutil
 import statistics
 import tempfile
 from concurrent.futures import ProcessPoolExecutor
@@ -263,7 +264,7 @@ def command_interference(args: argparse.Namespace) -> int:
     check_outputs({k: v for k, v in outputs.items() if v}, [platform])
     kernel_rate = _quantities(args.kernel_flop_rate, "f", "--kernel-flop-rate")[0] if args.kernel_flop_rate else None
     rows = simulate(platform, intensities, computing, sizes, args.progress, args.placement, args.set, args.data,
-                    kernel_rate, args.jobs)
+                    kernel_rate, args.jobs, args.comm)
     print_table(COLUMNS, rows)
     if args.out:
         write_csv(Path(args.out), COLUMNS, rows)
@@ -274,9 +275,30 @@ def command_interference(args: argparse.Namespace) -> int:
     return 0
 
 
+def place_communicating_rank(compiled: Compiled, per_node: int, far_domain: int, directory: Path) -> Compiled:
+    """`compiled` with each node's communicating rank (its first) moved to NUMA domain `far_domain` of its node,
+    swapped with a computing rank placed there if there is one (so that no domain gets more ranks than before)."""
+    from progsim.platform.compiler import load_compiled
+
+    hosts = compiled.hostfile.read_text().split()
+    folder = directory / f"far-{per_node}"
+    shutil.copytree(compiled.directory, folder)
+    for first in range(0, len(hosts), per_node):
+        block = hosts[first:first + per_node]
+        far = f"{block[0].rsplit('.d', 1)[0]}.d{far_domain}"
+        there = [i for i, host in enumerate(block) if host == far]
+        if there:  # the last computing rank placed there takes the communicating rank's core
+            block[0], block[there[-1]] = block[there[-1]], block[0]
+        else:
+            block[0] = far
+        hosts[first:first + per_node] = block
+    (folder / "hostfile").write_text("\n".join(hosts) + "\n")
+    return load_compiled(folder)
+
+
 def simulate(platform: Path, intensities: Sequence[float], computing: Sequence[int], sizes: Sequence[int],
              progress: str = "none", placement: str | None = None, settings: Sequence[str] = (), data: str = "nic",
-             kernel_rate: float | None = None, jobs: int = 1) -> list[dict[str, str]]:
+             kernel_rate: float | None = None, jobs: int = 1, comm: str = "near") -> list[dict[str, str]]:
     """The benchmark's table: one row per (intensity, computing ranks, size)."""
     from progsim.cli import prepare_platform
     from progsim.platform import load_platform
@@ -284,7 +306,12 @@ def simulate(platform: Path, intensities: Sequence[float], computing: Sequence[i
     if jobs < 1:
         raise InputError(f"--jobs {jobs}: expected 1 or more")
     check_platform(platform, max(computing))
-    speed = load_platform(platform).node.core_speed
+    model = load_platform(platform)
+    speed = model.node.core_speed
+    if comm not in ("near", "far"):
+        raise InputError(f"--comm {comm}: expected near or far")
+    nic_domain = model.nics[0].numa if model.nics else 0
+    far_domain = (nic_domain + model.node.numa_domains // 2) % model.node.numa_domains  # the other socket's first
     if kernel_rate is not None and not (0 < kernel_rate <= speed):
         raise InputError(f"--kernel-flop-rate {kernel_rate:g}: expected a rate above 0 and at most the core's speed "
                          f"({speed:g} flop/s)")
@@ -293,6 +320,10 @@ def simulate(platform: Path, intensities: Sequence[float], computing: Sequence[i
     engine_settings = ("dma-loads-bus:yes", f"data-numa:{data}", *settings)
     with tempfile.TemporaryDirectory(prefix="progsim-interference-") as workdir:
         compiled = {k: prepare_platform(platform, 2 * (k + 1), k + 1, placement) for k in set(computing)}
+        if comm == "far":
+            if model.node.numa_domains < 2:
+                raise InputError(f"{platform}: --comm far needs nodes of several NUMA domains")
+            compiled = {k: place_communicating_rank(c, k + 1, far_domain, Path(workdir)) for k, c in compiled.items()}
         setup = Setup(platform, progress, engine_settings, Path(workdir), compiled,
                       speed / kernel_rate if kernel_rate else 1.0)
         return run_points(points, setup, jobs)
@@ -317,6 +348,9 @@ def add_command(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--data", default="nic", metavar="WHERE",
                         help="where every rank's data lives: nic (the domain of its node's NIC, as in the paper; "
                              "default), local (its own domain), or a domain number")
+    parser.add_argument("--comm", choices=["near", "far"], default="near",
+                        help="where the ping-pong's rank runs: near the NIC (its NUMA domain; default) or far (the "
+                             "other socket's first domain: the paper's 'far' communication thread, Table 1)")
     parser.add_argument("--kernel-flop-rate", metavar="RATE",
                         help="flop/s one core attains in the kernel (default: the core's speed), e.g. 8.8Gf")
     parser.add_argument("--progress", default="none", help="progress mechanism of the ping-pong (default none)")

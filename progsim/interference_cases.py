@@ -3,7 +3,7 @@ Jeannot and Swartvagher (ICPP 2021, "Interferences between Communications and Co
 Systems"), whose text survives without its figures' values (validation/interference/reference.md).
 
 A case (YAML) names a platform, the benchmark's sweep (intensities, computing ranks, sizes, where data lives, the
-kernel's flop rate) and checks, each a quantity read off the simulated table, the paper's value, a tolerance, and why
+kernel's flop rate, where the communicating rank runs) and checks, each a quantity read off the simulated table, the paper's value, a tolerance, and why
 that tolerance. Quantities:
   bandwidth_ratio   the ping-pong's bandwidth loaded over alone (time alone / time loaded; 1: unaffected)
   latency_ratio     the ping-pong's half round trip loaded over alone
@@ -51,6 +51,7 @@ class Case:
     computing: list[int]
     sizes: list[int]
     data: str
+    comm: str
     kernel_rate: float | None
     settings: list[str]
     checks: list[Check]
@@ -118,8 +119,10 @@ def load_case(path: Path) -> Case:
     source = load_located(path)
     top = _require(source, source.data, "", {"name", "source", "platform", "run", "checks", "expected_failure"},
                    {"name", "source", "platform", "run", "checks"})
-    run = _require(source, top["run"], "run", {"intensities", "computing_ranks", "sizes", "data", "kernel_flop_rate",
-                                               "set"}, {"intensities", "computing_ranks", "sizes"})
+    run = _require(source, top["run"], "run", {"intensities", "computing_ranks", "sizes", "data", "comm",
+                                               "kernel_flop_rate", "set"}, {"intensities", "computing_ranks", "sizes"})
+    if run.get("comm", "near") not in ("near", "far"):
+        raise source.error("run.comm", f"expected near or far, got {run['comm']!r}")
     platform = (path.parent / str(top["platform"])).resolve()
     if not platform.is_file():
         raise source.error("platform", f"{platform}: no such platform file")
@@ -153,8 +156,8 @@ def load_case(path: Path) -> Case:
                             _number(source, check.get("threshold", 0.95), f"{where}.threshold", 0.0), axis, of))
     return Case(path, str(top["name"]), str(top["source"]), platform,
                 _list(source, run["intensities"], "run.intensities", ""), computing,
-                [int(v) for v in _list(source, run["sizes"], "run.sizes", "B")], str(run.get("data", "local")),
-                kernel_rate, list(settings), checks, top.get("expected_failure"))
+                [int(v) for v in _list(source, run["sizes"], "run.sizes", "B")], str(run.get("data", "nic")),
+                str(run.get("comm", "near")), kernel_rate, list(settings), checks, top.get("expected_failure"))
 
 
 def _matches(row: dict[str, str], at: dict[str, float], skip: str = "") -> bool:
@@ -194,7 +197,8 @@ def simulate_case(case: Case, jobs: int) -> list[dict[str, str]]:
     from progsim.interference import simulate
 
     return simulate(case.platform, case.intensities, case.computing, case.sizes, progress="none", placement=None,
-                    settings=case.settings, data=case.data, kernel_rate=case.kernel_rate, jobs=jobs)
+                    settings=case.settings, data=case.data, kernel_rate=case.kernel_rate, jobs=jobs,
+                    comm=case.comm)
 
 
 def run_case(case: Case, jobs: int) -> list[Result]:

@@ -72,3 +72,28 @@ def test_bad_options_are_named(tmp_path: Path, options: tuple[str, ...], message
 def test_a_one_node_platform_is_refused(tmp_path: Path) -> None:
     done = run_cli("interference", str(platform(tmp_path, nodes=1)))
     assert done.returncode == 2 and "two nodes" in done.stderr
+
+
+def test_a_far_communicating_rank_pays_the_inter_domain_latency(tmp_path: Path) -> None:
+    # Two sockets joined with 1 us of latency (two ports of 0.5 us): the ping-pong's ranks on the other socket than
+    # their NICs (with their data, so that no copy crosses the ports) reach the NIC through both ports, at each end of
+    # each message: a half round trip takes exactly 2 us more.
+    path = write_platform(tmp_path, f"""\
+        name: twosockets
+        nodes: 2
+        node: {{sockets: 2, numa_per_socket: 1, cores_per_numa: 2, core_speed: 1.0e+9,
+               memory: {{bandwidth: {BUS}, latency: 0}}, inter_socket: {{bandwidth: {BUS}, latency: 1.0e-6}}}}
+        nics: [{{numa: 0, bandwidth: {NIC}, latency: 0}}]
+        interconnect: {{topology: flat, link: {{bandwidth: 1.0e+12, latency: 0}}}}
+        mpi: {{eager_threshold: 65536, rendezvous: get}}
+        placement: {{policy: block, ranks_per_node: 4}}
+        network: {{model: CM02, crosstraffic: false}}
+        """)
+    halves = {}
+    for comm in ("near", "far"):
+        out = tmp_path / f"{comm}.csv"
+        done = run_cli("interference", str(path), "--sizes", "4", "--computing-ranks", "1", "--intensities", "1",
+                       "--comm", comm, "--data", "local", "--out", str(out))
+        assert done.returncode == 0, done.stderr
+        halves[comm] = float(next(csv.DictReader(out.open()))["pingpong_us_alone"])
+    assert halves["far"] - halves["near"] == pytest.approx(2.0, rel=1e-3)
