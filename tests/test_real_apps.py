@@ -8,7 +8,9 @@ the platform's eager threshold (messages below it are pushed to the receiver as 
 protocol does). `none` may beat `ideal` itself: SMPI's default (async-small-thresh 0, which `ideal` reproduces)
 starts a small message's transfer only once its receive is posted, so a receiver pays a latency that a real eager
 protocol hides. `none` progresses only inside its ranks' MPI calls and adds copies and protocol steps. Every mechanism must complete (no deadlock, no invalid MPI) on every capture.
-The 16-rank captures run in the default suite; the 64-rank ones with --run-slow (make test-slow).
+The 16-rank captures run in the default suite, the two largest (examl, mrbayes: over 300 KB of trace, 30-76 s each
+under every mechanism) on lima only; every capture on every platform, and the 64-rank ones, with --run-slow
+(make test-slow).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ PLATFORMS = [
     ("blue-waters-xe6", 16), # Gemini torus with Cray MPT's 8 KiB eager threshold
 ]
 CAPTURES = captures()
+LARGE_TRACE_BYTES = 300_000  # a 16-rank capture above this runs on lima only in the default suite
 
 
 def test_the_captures_are_shipped() -> None:
@@ -50,8 +53,9 @@ def capture_params() -> list:
     params = []
     for capture in CAPTURES:
         ranks = len(listed_files(capture))
+        large = sum(f.stat().st_size for f in listed_files(capture)) > LARGE_TRACE_BYTES
         for platform_name, per_node in PLATFORMS:
-            marks = [pytest.mark.slow] if ranks > 16 else []
+            marks = [pytest.mark.slow] if ranks > 16 or (large and platform_name != "lima") else []
             params.append(pytest.param(capture, platform_name, per_node, marks=marks,
                                        id=f"{capture.name}-{platform_name}"))
     return params
