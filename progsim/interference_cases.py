@@ -77,18 +77,6 @@ class Result:
         return self.passed != bool(self.case.expected_failure)
 
 
-def _require(source: Any, data: Any, path: str, allowed: set[str], required: set[str]) -> dict[str, Any]:
-    if not isinstance(data, dict):
-        raise source.error(path, "expected a mapping")
-    for key in data:
-        if key not in allowed:
-            raise source.error(f"{path}.{key}" if path else key, f"unknown key (expected one of: "
-                                                                 f"{', '.join(sorted(allowed))})")
-    for key in sorted(required - set(data)):
-        raise source.error(path or key, f"missing '{key}'")
-    return data
-
-
 def _number(source: Any, value: Any, path: str, minimum: float = -math.inf) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < minimum:
         raise source.error(path, f"expected a number >= {minimum:g}, got {value!r}")
@@ -115,11 +103,12 @@ def _list(source: Any, data: Any, path: str, unit: str) -> list[float]:
 
 def load_case(path: Path) -> Case:
     from progsim.platform.yamlsource import load_located
+    from progsim.validate import _mapping
 
     source = load_located(path)
-    top = _require(source, source.data, "", {"name", "source", "platform", "run", "checks", "expected_failure"},
+    top = _mapping(source, source.data, "(top)", {"name", "source", "platform", "run", "checks", "expected_failure"},
                    {"name", "source", "platform", "run", "checks"})
-    run = _require(source, top["run"], "run", {"intensities", "computing_ranks", "sizes", "data", "comm",
+    run = _mapping(source, top["run"], "run", {"intensities", "computing_ranks", "sizes", "data", "comm",
                                                "kernel_flop_rate", "set"}, {"intensities", "computing_ranks", "sizes"})
     if run.get("comm", "near") not in ("near", "far"):
         raise source.error("run.comm", f"expected near or far, got {run['comm']!r}")
@@ -139,7 +128,7 @@ def load_case(path: Path) -> Case:
         raise source.error("checks", "expected a list of checks")
     for i, item in enumerate(data):
         where = f"checks[{i}]"
-        check = _require(source, item, where, {"quantity", "at", "reference", "tolerance", "why", "threshold", "axis",
+        check = _mapping(source, item, where, {"quantity", "at", "reference", "tolerance", "why", "threshold", "axis",
                                                "of"}, {"quantity", "at", "reference", "tolerance", "why"})
         axis, of = check.get("axis", "computing_ranks"), check.get("of", "bandwidth_ratio")
         if axis not in ("computing_ranks", "size_bytes") or of not in ("bandwidth_ratio", "kernel_ratio"):
@@ -148,7 +137,7 @@ def load_case(path: Path) -> Case:
         if check["quantity"] not in QUANTITIES:
             raise source.error(f"{where}.quantity", f"expected one of {', '.join(QUANTITIES)}, "
                                                     f"got {check['quantity']!r}")
-        at = _require(source, check["at"], f"{where}.at", set(AT_KEYS), set())
+        at = _mapping(source, check["at"], f"{where}.at", set(AT_KEYS), set())
         at_values = {key: _list(source, value, f"{where}.at.{key}", "B" if key == "size_bytes" else "")[0]
                      for key, value in at.items()}
         checks.append(Check(check["quantity"], at_values, _number(source, check["reference"], f"{where}.reference"),
