@@ -39,6 +39,8 @@ constexpr Spec k_intensity{"progsim/compute-intensity", "flop/B", "Arithmetic in
 constexpr Spec k_copy_bandwidth{"progsim/copy-bandwidth", "B/s", "Bytes per second one core copies (eager buffers at both ends, shared-memory single copies)"};
 constexpr Spec k_copy_bus{"progsim/copy-loads-bus", "", "A copy's bytes also cross its NUMA domain's memory bus, twice (yes or no; no spares SimGrid two transfers per eager message)"};
 constexpr Spec k_dma_bus{"progsim/dma-loads-bus", "", "A NIC's transfer also crosses the memory bus of the NUMA domain that holds its data, at each end, as a DMA flow that shares the bus with the cores (auto: yes under every mechanism but ideal, whose SMPI model has no DMA; yes; no)"};
+constexpr Spec k_loaded_latency{"progsim/loaded-latency", "", "Computations that ask a memory for more than its bus delivers lengthen its latency for every access, messages included: idle latency x demand / bandwidth (Little's law; yes or no)"};
+constexpr Spec k_cached{"progsim/cached-message-bytes", "B", "Messages up to this size live in the caches (the MPI library's reused buffers; the NIC reaches the last-level cache, Intel DDIO): their copies and DMA still load the memory bus, as write-backs, but the message does not wait for them (0: every message waits for its memory traffic)"};
 constexpr Spec k_contention{"progsim/contention", "", "How the flows on a memory bus share it: fair (an equal share per flow), weighted (a NIC's DMA weighs nic-bus-weight core streams) or calibrated (the bus's capacity follows bus-curve as flows are added)"};
 constexpr Spec k_nic_weight{"progsim/nic-bus-weight", "", "weighted, calibrated: how many core streams a NIC's DMA flow weighs on the bus, from 1/4 to 64 (as a ratio p/q with q <= 4)"};
 constexpr Spec k_bus_curve{"progsim/bus-curve", "", "calibrated: the bus's total bandwidth with n flows, as 'n:B/s;n:B/s' (a STREAM scaling curve), interpolated"};
@@ -81,6 +83,8 @@ struct Flags {
   Flag<double> intensity{k_intensity.key, k_intensity.description, 0.0};
   Flag<bool> copy_bus{k_copy_bus.key, k_copy_bus.description, true};
   Flag<std::string> dma_bus{k_dma_bus.key, k_dma_bus.description, "auto"};
+  Flag<bool> loaded_latency{k_loaded_latency.key, k_loaded_latency.description, true};
+  Flag<double> cached{k_cached.key, k_cached.description, 0.0};
   Flag<std::string> contention{k_contention.key, k_contention.description, "fair"};
   Flag<double> nic_weight{k_nic_weight.key, k_nic_weight.description, 1.0};
   Flag<std::string> bus_curve{k_bus_curve.key, k_bus_curve.description, ""};
@@ -177,6 +181,8 @@ Parameters Parameters::from_flags()
   p.copy_loads_bus                = f.copy_bus.get();
   std::string dma_bus             = choice(k_dma_bus, f.dma_bus.get(), {"auto", "yes", "no"});
   p.dma_loads_bus                 = dma_bus == "yes" || (dma_bus == "auto" && p.progress != "ideal");
+  p.loaded_latency                = f.loaded_latency.get();
+  p.cached_message_bytes          = bytes(k_cached, f.cached.get());
   p.contention                    = f.contention.get();
   p.nic_bus_weight                = checked(k_nic_weight, f.nic_weight.get(), true);
   p.bus_curve                     = f.bus_curve.get();
@@ -249,6 +255,8 @@ std::vector<ParameterInfo> Parameters::describe()
       info(k_intensity, number(f.intensity.get())),
       info(k_copy_bus, f.copy_bus.get() ? "yes" : "no"),
       info(k_dma_bus, f.dma_bus.get()),
+      info(k_loaded_latency, f.loaded_latency.get() ? "yes" : "no"),
+      info(k_cached, number(f.cached.get())),
       info(k_contention, f.contention.get()),
       info(k_nic_weight, number(f.nic_weight.get())),
       info(k_bus_curve, f.bus_curve.get()),

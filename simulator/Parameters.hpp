@@ -32,6 +32,8 @@ struct Parameters {
   double compute_intensity     = 0;           // flop/B of computations whose trace gives no bytes (0: no traffic)
   bool copy_loads_bus   = true;               // a copy's bytes also cross its NUMA domain's memory bus
   bool dma_loads_bus        = true;           // NIC transfers load the buses of their data's domains (DMA)
+  bool loaded_latency       = true;           // streams that ask more than a bus delivers lengthen its latency
+  int64_t cached_message_bytes = 0;           // messages up to this size do not wait for their copies and DMA
   std::string contention    = "fair";         // fair | weighted | calibrated: how flows share a memory bus
   double nic_bus_weight     = 1;              // core streams a NIC's DMA flow weighs on the bus
   std::string bus_curve;                      // calibrated: "flows:B/s;..." the bus's capacity with n flows

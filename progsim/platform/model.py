@@ -195,6 +195,7 @@ class _Setting:
 _SETTINGS = (
     _Setting("node.copy_bandwidth", "copy-bandwidth", "positive:Bps"),
     _Setting("node.copy_loads_bus", "copy-loads-bus", "bool"),
+    _Setting("node.cached_message_bytes", "cached-message-bytes", "number:B"),
     _Setting("node.memory_contention.policy", "contention", "choice:fair|weighted|calibrated"),
     _Setting("node.memory_contention.nic_weight", "nic-bus-weight", "positive"),
     _Setting("node.memory_contention.stream_curve", "bus-curve", "curve"),
@@ -325,7 +326,7 @@ def load_platform(path: str | Path) -> Platform:
     node_data = r.section(top["node"], "node", {"sockets", "numa_per_socket", "cores_per_numa", "core_speed",
                                                  "memory"}, {"inter_socket", "copy_bandwidth",
                                                              "copy_loads_bus", "core_memory_bandwidth",
-                                                             "memory_contention"})
+                                                             "memory_contention", "cached_message_bytes"})
     node = NodeSpec(
         r.integer(node_data, "sockets", "node"), r.integer(node_data, "numa_per_socket", "node"),
         r.integer(node_data, "cores_per_numa", "node"), r.positive(node_data, "core_speed", "node", "f"),

@@ -280,8 +280,8 @@ Transfer Endpoint::transfer(int from, int to, int64_t bytes, bool data)
   world_.endpoint(from).bytes_sent_ += bytes;
   Transfer transfer{sg4::Comm::sendto_async(world_.host_of(from), world_.host_of(to), bytes), {}};
   if (data && not world_.same_node(from, to)) // the NIC reads the data at one end and writes it at the other
-    for (int end : {from, to})
-      for (auto const& flow : world_.memory().dma(end, bytes).transfers)
+    for (int end : {from, to}) // a cached message's DMA reaches memory later, as a write-back nobody waits for
+      for (auto const& flow : world_.memory().dma(end, bytes, world_.memory().cached(bytes)).transfers)
         transfer.memory.push_back(flow);
   return transfer;
 }
@@ -311,6 +311,8 @@ void Endpoint::progress(StepRunner& runner)
     }
     Followed done = std::move(*it);
     followed_.erase(it);
+    // What the NIC wrote is read from memory: behind the computations' queued requests when they load it.
+    done.work.cpu_seconds += world_.memory().access_stall(rank_);
     run_step(runner, done.step, done.work, done.on_done);
   }
 }

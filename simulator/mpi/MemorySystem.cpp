@@ -84,27 +84,61 @@ BusTraffic MemorySystem::stream(int rank, int64_t bytes, double rate)
   auto cap        = core_bandwidth_.find(core);
   if (cap != core_bandwidth_.end() && (rate <= 0 || cap->second < rate))
     rate = cap->second;
-  return load(core, data_memory_[rank], bytes, BusUser::Core, rate);
+  BusTraffic traffic = load(core, data_memory_[rank], bytes, BusUser::Core, rate);
+  if (parameters_.loaded_latency && rate > 0) { // its requests queue at every link to its memory
+    traffic.demand = MemoryDemand{route(core, rank), rate};
+    loaded_latency_.add(traffic.demand);
+  }
+  return traffic;
 }
 
-BusTraffic MemorySystem::copy(int rank, int64_t bytes, double rate)
+void MemorySystem::ended(const BusTraffic& stream)
+{
+  if (stream.demand.rate > 0)
+    loaded_latency_.remove(stream.demand);
+}
+
+double MemorySystem::access_stall(int rank)
+{
+  if (not parameters_.loaded_latency || not has_bus(rank))
+    return 0;
+  return loaded_latency_.extra(route(rank_host_[rank], rank));
+}
+
+const std::vector<sg4::Link*>& MemorySystem::route(sg4::Host* core, int rank)
+{
+  auto [it, fresh] = routes_.try_emplace({core, data_memory_[rank]});
+  if (fresh) {
+    std::vector<sg4::Link*> links;
+    core->route_to(data_memory_[rank], links, nullptr);
+    // Requests queue where flows share a link (buses, ports), not on a domain's unshared way out to its gateway.
+    for (sg4::Link* link : links)
+      if (link->get_sharing_policy() != sg4::Link::SharingPolicy::FATPIPE)
+        it->second.push_back(link);
+  }
+  return it->second;
+}
+
+BusTraffic MemorySystem::copy(int rank, int64_t bytes, double rate, bool write_back)
 {
   if (bytes <= 0 || not has_bus(rank))
     return {};
   sg4::Host* core = rank_host_[rank];
-  return load(core, data_memory_[rank], bytes, BusUser::Core, sg4::this_actor::get_host() == core ? rate : 0);
+  return load(core, data_memory_[rank], bytes, BusUser::Core, sg4::this_actor::get_host() == core ? rate : 0,
+              write_back);
 }
 
-BusTraffic MemorySystem::dma(int rank, int64_t bytes)
+BusTraffic MemorySystem::dma(int rank, int64_t bytes, bool write_back)
 {
   if (not parameters_.dma_loads_bus || bytes <= 0 || not has_bus(rank) || nic_domain_[rank] == nullptr)
     return {};
   XBT_VERB("DMA of %lld B for rank %d: %s -> %s", static_cast<long long>(bytes), rank, nic_domain_[rank]->get_cname(),
             data_memory_[rank]->get_cname());
-  return load(nic_domain_[rank], data_memory_[rank], bytes, BusUser::Nic, 0);
+  return load(nic_domain_[rank], data_memory_[rank], bytes, BusUser::Nic, 0, write_back);
 }
 
-BusTraffic MemorySystem::load(sg4::Host* from, sg4::Host* memory, int64_t bytes, BusUser user, double rate)
+BusTraffic MemorySystem::load(sg4::Host* from, sg4::Host* memory, int64_t bytes, BusUser user, double rate,
+                               bool write_back)
 {
   // The policy's weight: one flow as several equal transfers, each with its part of the bytes and of the rate.
   const int parts = policy_->transfers_per_flow(user);
@@ -123,8 +157,19 @@ BusTraffic MemorySystem::load(sg4::Host* from, sg4::Host* memory, int64_t bytes,
     static char nothing = 0; // no data travels
     sg4::CommPtr flow = mailbox_of(memory)->put_init(&nothing, share);
     flow->set_rate(rate / parts);
+    if (write_back) {
+      flow->detach(); // it outlives its sender if need be
+      continue;
+    }
     flow->start();
     traffic.transfers.push_back(flow);
+  }
+  if (write_back) {
+    // Nobody waits for them: they end on their own, roughly in the order they started.
+    while (not write_backs_.empty() && write_backs_.front()->test())
+      write_backs_.pop_front();
+    write_backs_.insert(write_backs_.end(), traffic.transfers.begin(), traffic.transfers.end());
+    return {};
   }
   return traffic;
 }

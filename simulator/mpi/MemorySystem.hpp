@@ -4,11 +4,14 @@
 
 #include "Parameters.hpp"
 #include "mpi/BusPolicy.hpp"
+#include "mpi/LoadedLatency.hpp"
 
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
 
+#include <deque>
+#include <map>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -18,6 +21,7 @@ namespace progsim::mpi {
 /** Flows on memory buses: what a computation, copy or DMA waits for before it ends. */
 struct BusTraffic {
   std::vector<simgrid::s4u::CommPtr> transfers;
+  MemoryDemand demand; // a stream's: the links whose latency it loads until MemorySystem::ended
   bool empty() const { return transfers.empty(); }
   void wait() const
   {
@@ -45,17 +49,25 @@ public:
   const models::contention::BusPolicy& policy() const { return *policy_; }
 
   /** The calling rank's computation streams `bytes` at most at `rate` B/s (0: no bound) and at most one core's
-   * memory bandwidth. */
+   * memory bandwidth. Until ended(), its demand loads the latency of its data's memory (progsim/loaded-latency). */
   BusTraffic stream(int rank, int64_t bytes, double rate);
+  /** A stream has moved its bytes: its demand leaves the memory's latency. */
+  void ended(const BusTraffic& stream);
+  /** What an access of `rank`'s core to its data waits beyond the idle latency, the streams' requests queued ahead
+   * of it (progsim/loaded-latency): the stall of the core that reads a message the NIC has just written. */
+  double access_stall(int rank);
+  /** Whether a copy or NIC transfer of `bytes` stays in the caches (progsim/cached-message-bytes): its traffic still
+   * loads the bus, later, as a write-back (copy() and dma() with write_back: nobody waits for it). */
+  bool cached(int64_t bytes) const { return bytes <= parameters_.cached_message_bytes; }
   /** A core of `rank`'s domain copies: `bytes` through the memory of its data, at most at `rate` B/s (the copy's
    * pace; 0: no bound), bounded only when the caller runs on the rank's host (SimGrid bounds flows sent from it). */
-  BusTraffic copy(int rank, int64_t bytes, double rate);
+  BusTraffic copy(int rank, int64_t bytes, double rate, bool write_back = false);
   /** The NIC of `rank`'s node reads or writes `bytes` of the rank's data (progsim/dma-loads-bus). */
-  BusTraffic dma(int rank, int64_t bytes);
+  BusTraffic dma(int rank, int64_t bytes, bool write_back = false);
 
 private:
   BusTraffic load(simgrid::s4u::Host* from, simgrid::s4u::Host* memory, int64_t bytes,
-                  models::contention::BusUser user, double rate);
+                  models::contention::BusUser user, double rate, bool write_back = false);
   /** The mailbox whose permanent receiver, an actor on `memory`, makes a rate-bounded transfer land there. */
   simgrid::s4u::Mailbox* mailbox_of(simgrid::s4u::Host* memory);
 
@@ -66,6 +78,12 @@ private:
   std::vector<simgrid::s4u::Host*> nic_domain_;  // by rank: the domain its node's NIC hangs from (null: none)
   std::unordered_map<const simgrid::s4u::Host*, double> core_bandwidth_; // B/s one core streams, by domain
   std::unordered_map<const simgrid::s4u::Host*, simgrid::s4u::Mailbox*> mailboxes_;
+  /** The shared links from a core's domain to a rank's data (inter-domain ports, then the bus), looked up once. */
+  const std::vector<simgrid::s4u::Link*>& route(simgrid::s4u::Host* core, int rank);
+
+  std::map<std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>, std::vector<simgrid::s4u::Link*>> routes_;
+  LoadedLatency loaded_latency_;
+  std::deque<simgrid::s4u::CommPtr> write_backs_; // kept until they end (SimGrid warns of a comm dropped running)
   bool warned_no_bus_ = false;
 };
 

@@ -86,6 +86,7 @@ void Rank::compute(double flops, const Action* action)
   if (flops > 0)
     world_.progress().compute(endpoint_, flops);
   memory.wait();
+  world_.memory().ended(memory);
   world_.record(rank_).compute_seconds += sg4::Engine::get_clock() - start;
   world_.set_activity(rank_, before, action);
 }

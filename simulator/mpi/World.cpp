@@ -86,9 +86,9 @@ void World::copy(int rank, int64_t bytes, bool shared_core)
   double seconds = copy_seconds(bytes);
   if (seconds <= 0)
     return;
-  BusTraffic bus;
+  BusTraffic bus; // read and write, at the copy's pace; a cached copy's bytes reach memory later, unwaited
   if (parameters_.copy_loads_bus)
-    bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds); // read and write, at the copy's pace
+    bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, memory_.cached(bytes));
   if (shared_core)
     spend_cpu(host_of(rank), seconds);
   else
