@@ -27,6 +27,14 @@ sg4::Host* named_host(const char* name)
 }
 } // namespace
 
+MemorySystem::~MemorySystem()
+{
+  // A write-back still running when the simulation ends stays the engine's: dropping it would make SimGrid warn.
+  for (auto& flow : write_backs_)
+    if (flow->get_remaining() > 0)
+      intrusive_ptr_add_ref(flow.get());
+}
+
 void MemorySystem::start(const std::vector<sg4::Host*>& rank_hosts)
 {
   rank_host_ = rank_hosts;
@@ -166,7 +174,7 @@ BusTraffic MemorySystem::load(sg4::Host* from, sg4::Host* memory, int64_t bytes,
   }
   if (write_back) {
     // Nobody waits for them: they end on their own, roughly in the order they started.
-    while (not write_backs_.empty() && write_backs_.front()->test())
+    while (not write_backs_.empty() && write_backs_.front()->get_remaining() <= 0) // ended (no simcall)
       write_backs_.pop_front();
     write_backs_.insert(write_backs_.end(), traffic.transfers.begin(), traffic.transfers.end());
     return {};

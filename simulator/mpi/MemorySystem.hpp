@@ -40,6 +40,9 @@ struct BusTraffic {
 class MemorySystem {
 public:
   MemorySystem(const Parameters& parameters, std::unique_ptr<models::contention::BusPolicy> policy);
+  ~MemorySystem();
+  MemorySystem(const MemorySystem&)            = delete;
+  MemorySystem& operator=(const MemorySystem&) = delete;
 
   /** Finds each domain's memory and the NIC's domain, applies the policy to every bus, places each rank's data
    * (progsim/data-numa). Throws std::invalid_argument when the data's domain does not exist. */
