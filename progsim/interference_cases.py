@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from progsim.case_yaml import mapping, quantities
 from progsim.errors import InputError
 
 QUANTITIES = ("bandwidth_ratio", "latency_ratio", "kernel_ratio", "onset", "unaffected_from")
@@ -83,42 +84,28 @@ def _number(source: Any, value: Any, path: str, minimum: float = -math.inf) -> f
     return float(value)
 
 
-def _list(source: Any, data: Any, path: str, unit: str) -> list[float]:
-    from progsim.platform.model import parse_quantity
-
-    items = data if isinstance(data, list) else [data]
-    values = []
-    for i, item in enumerate(items):
-        try:
-            values.append(parse_quantity(item, unit) if isinstance(item, str) else float(item))
-        except (TypeError, ValueError):
-            raise source.error(f"{path}[{i}]", f"expected a quantity in {unit or 'plain numbers'}, got {item!r}") \
-                from None
-        if not math.isfinite(values[-1]) or values[-1] < 0:
-            raise source.error(f"{path}[{i}]", f"expected a non-negative quantity, got {item!r}")
-    if not values:
-        raise source.error(path, "expected at least one value")
-    return values
+def _values(source: Any, data: Any, path: str, unit: str) -> list[float]:
+    """A value or a list of them, each a non-negative quantity (0 computing ranks, 0 flop/B: the kernel's traffic)."""
+    return quantities(source, data, path, unit, zero_allowed=True, single_allowed=True)
 
 
 def load_case(path: Path) -> Case:
     from progsim.platform.yamlsource import load_located
-    from progsim.validate import _mapping
 
     source = load_located(path)
-    top = _mapping(source, source.data, "(top)", {"name", "source", "platform", "run", "checks", "expected_failure"},
-                   {"name", "source", "platform", "run", "checks"})
-    run = _mapping(source, top["run"], "run", {"intensities", "computing_ranks", "sizes", "data", "comm",
+    top = mapping(source, source.data, "(top)", {"name", "source", "platform", "run", "checks", "expected_failure"},
+                  {"name", "source", "platform", "run", "checks"})
+    run = mapping(source, top["run"], "run", {"intensities", "computing_ranks", "sizes", "data", "comm",
                                                "kernel_flop_rate", "set"}, {"intensities", "computing_ranks", "sizes"})
     if run.get("comm", "near") not in ("near", "far"):
         raise source.error("run.comm", f"expected near or far, got {run['comm']!r}")
     platform = (path.parent / str(top["platform"])).resolve()
     if not platform.is_file():
         raise source.error("platform", f"{platform}: no such platform file")
-    computing = [int(v) for v in _list(source, run["computing_ranks"], "run.computing_ranks", "")]
+    computing = [int(v) for v in _values(source, run["computing_ranks"], "run.computing_ranks", "")]
     kernel_rate = run.get("kernel_flop_rate")
     if kernel_rate is not None:
-        kernel_rate = _list(source, kernel_rate, "run.kernel_flop_rate", "f")[0]
+        kernel_rate = _values(source, kernel_rate, "run.kernel_flop_rate", "f")[0]
     settings = run.get("set", []) or []
     if not isinstance(settings, list) or not all(isinstance(s, str) and ":" in s for s in settings):
         raise source.error("run.set", "expected a list of 'name:value' engine settings")
@@ -128,7 +115,7 @@ def load_case(path: Path) -> Case:
         raise source.error("checks", "expected a list of checks")
     for i, item in enumerate(data):
         where = f"checks[{i}]"
-        check = _mapping(source, item, where, {"quantity", "at", "reference", "tolerance", "why", "threshold", "axis",
+        check = mapping(source, item, where, {"quantity", "at", "reference", "tolerance", "why", "threshold", "axis",
                                                "of"}, {"quantity", "at", "reference", "tolerance", "why"})
         axis, of = check.get("axis", "computing_ranks"), check.get("of", "bandwidth_ratio")
         if axis not in ("computing_ranks", "size_bytes") or of not in ("bandwidth_ratio", "kernel_ratio"):
@@ -137,15 +124,15 @@ def load_case(path: Path) -> Case:
         if check["quantity"] not in QUANTITIES:
             raise source.error(f"{where}.quantity", f"expected one of {', '.join(QUANTITIES)}, "
                                                     f"got {check['quantity']!r}")
-        at = _mapping(source, check["at"], f"{where}.at", set(AT_KEYS), set())
-        at_values = {key: _list(source, value, f"{where}.at.{key}", "B" if key == "size_bytes" else "")[0]
+        at = mapping(source, check["at"], f"{where}.at", set(AT_KEYS), set())
+        at_values = {key: _values(source, value, f"{where}.at.{key}", "B" if key == "size_bytes" else "")[0]
                      for key, value in at.items()}
         checks.append(Check(check["quantity"], at_values, _number(source, check["reference"], f"{where}.reference"),
                             _number(source, check["tolerance"], f"{where}.tolerance", 0.0), str(check["why"]),
                             _number(source, check.get("threshold", 0.95), f"{where}.threshold", 0.0), axis, of))
     return Case(path, str(top["name"]), str(top["source"]), platform,
-                _list(source, run["intensities"], "run.intensities", ""), computing,
-                [int(v) for v in _list(source, run["sizes"], "run.sizes", "B")], str(run.get("data", "nic")),
+                _values(source, run["intensities"], "run.intensities", ""), computing,
+                [int(v) for v in _values(source, run["sizes"], "run.sizes", "B")], str(run.get("data", "nic")),
                 str(run.get("comm", "near")), kernel_rate, list(settings), checks, top.get("expected_failure"))
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from progsim import cells
+from progsim.case_yaml import mapping, quantities
 from progsim.errors import InputError
 
 if TYPE_CHECKING:  # pandas is imported where it is used: every progsim command imports this module
@@ -407,36 +408,6 @@ SIMULATE_KEYS = {"platform", "progress", "side", "sizes", "compute", "tests", "r
 TOLERANCE_KEYS = {"agreement", "median_dr", "balance"}
 
 
-def _mapping(source: Any, data: Any, path: str, allowed: set[str], required: set[str]) -> dict[str, Any]:
-    if not isinstance(data, dict):
-        raise source.error(path, f"expected a mapping with keys {', '.join(sorted(allowed))}")
-    for key in data:
-        if key not in allowed:
-            raise source.error(f"{path}.{key}" if path != "(top)" else key,
-                               f"unknown key '{key}' (expected one of: {', '.join(sorted(allowed))})")
-    for key in sorted(required):
-        if key not in data:
-            raise source.error(path, f"missing key '{key}'")
-    return data
-
-
-def _quantity_list(source: Any, data: Any, path: str, unit: str) -> list[float]:
-    from progsim.platform.model import parse_quantity
-
-    if not isinstance(data, list) or not data:
-        raise source.error(path, f"expected a non-empty list, got {data!r}")
-    values = []
-    for i, item in enumerate(data):
-        try:
-            value = parse_quantity(item, unit)
-        except ValueError as error:
-            raise source.error(f"{path}[{i}]", str(error)) from None
-        if not math.isfinite(value) or value <= 0:
-            raise source.error(f"{path}[{i}]", f"expected a positive quantity, got {item!r}")
-        values.append(value)
-    return values
-
-
 def _fraction(source: Any, data: dict[str, Any], key: str, path: str, low: float, high: float) -> float:
     value = data[key]
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
@@ -448,7 +419,7 @@ def _simulation(source: Any, data: Any, base: Path) -> Simulation:
     from progsim.engine import progress_mechanisms
     from progsim.overlap import SIDES
 
-    section = _mapping(source, data, "simulate", SIMULATE_KEYS, {"platform", "progress", "sizes", "compute"})
+    section = mapping(source, data, "simulate", SIMULATE_KEYS, {"platform", "progress", "sizes", "compute"})
     platform = base / str(section["platform"])
     if not platform.is_file():
         raise source.error("simulate.platform", f"no such platform file: {platform}")
@@ -463,7 +434,7 @@ def _simulation(source: Any, data: Any, base: Path) -> Simulation:
             raise source.error(where, f"expected one of {', '.join(SIDES)} (or a list of them), got {one!r}")
     if not sides:
         raise source.error("simulate.side", "expected a side or a non-empty list of them")
-    sizes = _quantity_list(source, section["sizes"], "simulate.sizes", "B")
+    sizes = quantities(source, section["sizes"], "simulate.sizes", "B")
     if any(size != int(size) for size in sizes):
         raise source.error("simulate.sizes", "expected whole numbers of bytes")
     for key, least in (("tests", 0), ("ranks_per_node", 1)):
@@ -474,7 +445,7 @@ def _simulation(source: Any, data: Any, base: Path) -> Simulation:
     if not isinstance(settings, list) or any(not isinstance(s, str) or ":" not in s for s in settings):
         raise source.error("simulate.set", f"expected a list of NAME:VALUE, got {settings!r}")
     return Simulation(platform, str(section["progress"]), [str(one) for one in sides], [int(s) for s in sizes],
-                      _quantity_list(source, section["compute"], "simulate.compute", "s"), section.get("tests", 0),
+                      quantities(source, section["compute"], "simulate.compute", "s"), section.get("tests", 0),
                       section.get("ranks_per_node"), list(settings))
 
 
@@ -483,7 +454,7 @@ def _expectations(source: Any, data: Any) -> list[Expectation]:
     expectations = []
     for i, item in enumerate(items):
         path = f"expect[{i}]" if isinstance(data, list) else "expect"
-        section = _mapping(source, item, path, {"class", "where", "share"}, {"class"})
+        section = mapping(source, item, path, {"class", "where", "share"}, {"class"})
         if section["class"] not in cells.CLASSES:
             raise source.error(f"{path}.class", f"expected one of {', '.join(cells.CLASSES)}, got "
                                                 f"{section['class']!r}")
@@ -501,7 +472,7 @@ def load_case(path: Path) -> Case:
     from progsim.platform.yamlsource import load_located
 
     source = load_located(path)
-    data = _mapping(source, source.data, "(top)", CASE_KEYS, {"name", "source", "simulate"})
+    data = mapping(source, source.data, "(top)", CASE_KEYS, {"name", "source", "simulate"})
     if "expect" not in data and "reference" not in data:
         raise source.error("(top)", "expected 'expect' (what the literature observed), 'reference' (a table to "
                                     "compare with), or both")
@@ -517,7 +488,7 @@ def load_case(path: Path) -> Case:
             references.append(path.parent / name)
         if not references:
             raise source.error("reference", "expected a table, or a list of runs of the same measurement")
-    tolerance_data = _mapping(source, data.get("tolerance", {}) or {}, "tolerance", TOLERANCE_KEYS, set())
+    tolerance_data = mapping(source, data.get("tolerance", {}) or {}, "tolerance", TOLERANCE_KEYS, set())
     limits = {"agreement": (0.0, 1.0), "median_dr": (0.0, math.inf), "balance": (1.0, math.inf)}
     tolerance = replace(Tolerance(), **{key: _fraction(source, tolerance_data, key, "tolerance", *limits[key])
                                         for key in tolerance_data})
