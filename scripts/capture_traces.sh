@@ -59,6 +59,7 @@ CAPTURES=(
   "p2p_mix-base-64     64 p2p_mix     1"
   "collectives-base-16 16 collectives 1 0"
   "collectives-base-64 64 collectives 1 0"
+  "nbc-base-16         16 nbc         1"
 )
 
 CHECK=0
@@ -90,7 +91,7 @@ TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 write_platform "$TMP"
 mkdir -p "$TMP/bin"
-for app in halo2d p2p_mix collectives; do
+for app in halo2d p2p_mix collectives nbc; do
   smpicc -O2 -Wall "$APPS/$app.c" -o "$TMP/bin/$app"
 done
 

@@ -39,10 +39,11 @@ def test_a_malformed_trace_line_names_file_line_and_expected_form(tmp_path: Path
 
 
 def test_an_unknown_action_is_named(tmp_path: Path) -> None:
-    trace = write_ranks(tmp_path, ["0 init\n0 ibcast 100\n0 finalize", TWO_RANKS[1]])
+    trace = write_ranks(tmp_path, ["0 init\n0 ibroadcast 100\n0 finalize", TWO_RANKS[1]])
     done = replay(tmp_path, trace, write_platform(tmp_path, SMALL_PLATFORM))
     assert done.returncode == 2
-    assert "rank-0.txt:2: unknown action 'ibcast'" in done.stderr
+    assert "rank-0.txt:2: unknown action 'ibroadcast'" in done.stderr
+    assert "writes: ibarrier ibcast ireduce iallreduce" in done.stderr
 
 
 def test_a_missing_trace_file(tmp_path: Path) -> None:

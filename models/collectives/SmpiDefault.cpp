@@ -1,5 +1,6 @@
 #include "collectives/SmpiDefault.hpp"
 #include "collectives/ScheduleRecorder.hpp"
+#include "collectives/SmpiNonBlocking.hpp"
 #include "trace/Action.hpp"
 
 #include <numeric>
@@ -318,6 +319,8 @@ class SmpiDefaultCollectives : public mpi::CollectiveAlgorithms {
 public:
   mpi::Schedule schedule(const trace::Action& a, int rank, int size, const trace::CountPool& counts) const override
   {
+    if (a.nonblocking)
+      return smpi_nonblocking::schedule(a, rank, size, counts);
     ScheduleRecorder recorder(rank, size);
     switch (a.type) {
       case ActionType::Barrier:

@@ -81,6 +81,13 @@ public:
     return endpoint.own_runner();
   }
 
+  // The NIC runs the matching and rendezvous it offloads; a collective's schedule is the host's (no platform here
+  // offloads whole collectives yet): the rank starts each next round in its MPI calls.
+  bool starts_collective_rounds(const mpi::StepRunner& runner) const override
+  {
+    return dynamic_cast<const Nic*>(&runner) == nullptr;
+  }
+
   void start(mpi::World& world) override
   {
     std::map<std::string, std::shared_ptr<Nic>> nics; // by name, across the platform

@@ -24,17 +24,26 @@ void CollectiveRequest::post_round()
   requests_.clear();
   if (round_ >= schedule_.rounds.size()) {
     state_ = State::Complete;
+    if (handle_)
+      endpoint_.complete(handle_);
     return;
   }
   XBT_VERB("rank %d: collective round %zu of %zu (%zu transfers)", endpoint_.rank(), round_ + 1,
             schedule_.rounds.size(), schedule_.rounds[round_].transfers.size());
-  for (auto const& t : schedule_.rounds[round_].transfers)
+  posting_ = true;
+  for (auto const& t : schedule_.rounds[round_].transfers) {
     requests_.push_back(t.is_send ? endpoint_.post_send(t.peer, t.tag, t.bytes, Context::Collective)
                                   : endpoint_.post_receive(t.peer, t.tag, t.bytes, Context::Collective));
+    if (handle_)
+      requests_.back()->collective = this;
+  }
+  posting_ = false;
 }
 
 void CollectiveRequest::advance()
 {
+  if (posting_) // a request of the round being posted completed at once: the poster advances afterwards
+    return;
   while (state_ == State::InRound &&
          std::all_of(requests_.begin(), requests_.end(), [](const RequestPtr& r) { return r->complete(); })) {
     round_++;

@@ -12,8 +12,9 @@ class Endpoint;
 
 /**
  * Posts the transfers of a schedule round by round: a round starts once every request of the one before it
- * completed. Whoever makes those requests complete calls advance(): the rank blocked in its collective today, a
- * progress engine for non-blocking collectives tomorrow.
+ * completed, when advance() is called: by the rank blocked in its collective, or, for a non-blocking collective
+ * (one with a handle), by whoever completes the last request of a round where the mechanism lets it start rounds
+ * (Endpoint::complete), and by the rank in each of its MPI calls otherwise.
  */
 class CollectiveRequest {
 public:
@@ -21,6 +22,9 @@ public:
 
   CollectiveRequest(Endpoint& endpoint, Schedule schedule) : endpoint_(endpoint), schedule_(std::move(schedule)) {}
 
+  /** Makes it non-blocking: `handle`, the request that the trace's wait and test name, completes with it. */
+  void set_handle(RequestPtr handle) { handle_ = std::move(handle); }
+  const RequestPtr& handle() const { return handle_; }
   /** Posts the first round (or completes at once when there is none). */
   void start();
   /** Starts the next rounds while the current one is complete. */
@@ -39,6 +43,8 @@ private:
   State state_  = State::NotStarted;
   size_t round_ = 0;
   std::vector<RequestPtr> requests_; // of the current round
+  RequestPtr handle_;                // non-blocking: what wait and test name
+  bool posting_ = false;             // a round is being posted: requests completing meanwhile wait for its end
 };
 
 } // namespace progsim::mpi

@@ -54,6 +54,35 @@ void Endpoint::complete(const RequestPtr& request)
   transition(*request, RequestState::Complete);
   live_.erase(request->id);
   notify_rank();
+  // The last request of a non-blocking collective's round: its runner starts the next one if the mechanism lets it
+  // (an MPI call of the rank otherwise: advance_collectives).
+  if (request->collective != nullptr &&
+      world_.progress().starts_collective_rounds(running_ != nullptr ? *running_ : own_runner_))
+    request->collective->advance();
+}
+
+RequestPtr Endpoint::start_collective(Schedule schedule, int tag)
+{
+  auto handle     = std::make_shared<Request>(); // not live: the deadlock report lists its round's requests
+  handle->id      = world_.next_request_id();
+  handle->owner   = rank_;
+  handle->peer    = rank_;
+  handle->tag     = tag;
+  handle->context = Context::Collective;
+  auto collective = std::make_shared<CollectiveRequest>(*this, std::move(schedule));
+  collective->set_handle(handle);
+  collectives_.push_back(collective);
+  collective->start();
+  return handle;
+}
+
+void Endpoint::advance_collectives()
+{
+  for (size_t i = 0; i < collectives_.size(); i++) // a round started here may complete others' requests
+    collectives_[i]->advance();
+  collectives_.erase(std::remove_if(collectives_.begin(), collectives_.end(),
+                                    [](auto const& collective) { return collective->complete(); }),
+                     collectives_.end());
 }
 
 std::vector<RequestPtr> Endpoint::pending_requests() const
@@ -69,6 +98,14 @@ void Endpoint::spend(double cpu_seconds, int64_t copy_bytes)
   if (cpu_seconds > 0)
     world_.spend_cpu(host_, cpu_seconds);
   copy(copy_bytes, true);
+}
+
+void Endpoint::charge(double cpu_seconds, int64_t copy_bytes)
+{
+  if (running_ != nullptr && running_ != &own_runner_)
+    running_->execute(*this, StepWork{cpu_seconds, copy_bytes});
+  else
+    spend(cpu_seconds, copy_bytes);
 }
 
 void Endpoint::copy(int64_t bytes, bool shared_core)
@@ -189,7 +226,7 @@ RequestPtr Endpoint::post_send(int destination, int tag, int64_t bytes, Context 
   // A blocking send the capture's MPI buffered: copied aside, it completes for the rank while its protocol goes on.
   send->buffered = blocking && bytes < costs.buffered_send_threshold;
   bool copied    = send->protocol == Protocol::Eager || send->buffered;
-  spend(costs.send_overhead, copied ? bytes : 0);
+  charge(costs.send_overhead, copied ? bytes : 0);
   XBT_VERB("rank %d: send of %lld B to rank %d, tag %d: %s%s", rank_, static_cast<long long>(bytes), destination,
             tag, std::string(protocol_name(send->protocol)).c_str(), send->buffered ? ", buffered" : "");
 
@@ -208,13 +245,14 @@ RequestPtr Endpoint::post_send(int destination, int tag, int64_t bytes, Context 
 RequestPtr Endpoint::post_receive(int source, int tag, int64_t bytes, Context context)
 {
   RequestPtr receive = make_request(false, source, tag, bytes, context);
-  spend(world_.progress().costs().recv_overhead);
+  charge(world_.progress().costs().recv_overhead);
   XBT_VERB("rank %d: receive of %lld B from %d, tag %d posted", rank_, static_cast<long long>(bytes), source, tag);
   if (auto envelope = queues_.match_posted(receive)) {
     // Matching an unexpected message is a step of the rank's own; an eager one is copied out of its buffer.
     bool eager = envelope->protocol == Protocol::Eager;
     StepWork work{world_.progress().costs().step_overhead, eager ? envelope->bytes : 0};
-    run_step(own_runner_, eager ? Step::Envelope : Step::RequestToSend, work,
+    // (a runner that posts a collective's round matches it as a step of its own)
+    run_step(running_ != nullptr ? *running_ : own_runner_, eager ? Step::Envelope : Step::RequestToSend, work,
              [this, &receive, &envelope]() { on_matched(receive, *envelope); });
   }
   return receive;
@@ -315,6 +353,8 @@ void Endpoint::progress(StepRunner& runner)
     done.work.cpu_seconds += world_.memory().access_stall(rank_);
     run_step(runner, done.step, done.work, done.on_done);
   }
+  if (&runner == &own_runner_ && not collectives_.empty())
+    advance_collectives();
 }
 
 void Endpoint::add_activities(std::vector<sg4::ActivityPtr>& into, const StepRunner& runner) const

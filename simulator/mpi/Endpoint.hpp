@@ -1,6 +1,7 @@
 /* The MPI protocol engine of one rank: its matching queues, its inbox, and the transfers it follows. */
 #pragma once
 
+#include "mpi/CollectiveRequest.hpp"
 #include "mpi/Doorbell.hpp"
 #include "mpi/MatchQueues.hpp"
 #include "mpi/Request.hpp"
@@ -74,6 +75,11 @@ public:
    * shares with it. */
   bool handles(const StepRunner& runner, const StepRunner& assigned) const;
 
+  /** Starts a non-blocking collective of this rank's `schedule`: its first round is posted now, the others as the
+   * mechanism's runners complete rounds (CollectiveRequest). Returns the request that completes with it, under
+   * `tag` (what the trace's wait and test name). */
+  RequestPtr start_collective(Schedule schedule, int tag);
+
   /** Blocks the calling rank until `request` completes, running its own steps meanwhile. */
   void wait(const RequestPtr& request);
   /** One MPI_Test: a progress pass of the rank's own steps and a look at the request. */
@@ -126,6 +132,10 @@ private:
   };
 
   RequestPtr make_request(bool is_send, int peer, int tag, int64_t bytes, Context context);
+  /** Posting costs: the rank's inside its MPI calls; the runner's when a runner posts (a collective's next round). */
+  void charge(double cpu_seconds, int64_t copy_bytes = 0);
+  /** The rank's MPI call starts the rounds of its non-blocking collectives that no runner could start. */
+  void advance_collectives();
   void add_followed(Followed followed);
   /** Runs one step: its runner takes the time it costs, then it takes effect. */
   void run_step(StepRunner& runner, Step step, const StepWork& work, const Callback& effect);
@@ -149,6 +159,7 @@ private:
   std::unordered_map<int, uint64_t> expected_sequence_;       // per source
   std::map<std::pair<int, uint64_t>, Message*> early_;       // envelopes that overtook an earlier one
   std::map<uint64_t, RequestPtr> live_;                      // by request id
+  std::vector<std::shared_ptr<CollectiveRequest>> collectives_; // non-blocking ones not complete yet
   int64_t bytes_sent_   = 0;
   double step_seconds_  = 0;
   double copy_seconds_  = 0;

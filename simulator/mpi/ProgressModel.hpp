@@ -62,6 +62,9 @@ public:
   /** True when a rank inside its MPI calls also runs the ready steps of `runner` (a progress thread and the
    * application thread both call the library's progress engine; whoever gets there first runs the step). */
   virtual bool rank_also_runs(const mpi::StepRunner&) const { return false; }
+  /** Whether `runner`, having completed the last request of a non-blocking collective's round, starts the next
+   * round (posting its messages at its own cost). Otherwise the rank starts it in its next MPI call. */
+  virtual bool starts_collective_rounds(const mpi::StepRunner&) const { return true; }
   /** Runs `flops` of the calling rank's computation on its core. A mechanism whose agent shares that very core
    * (a progress thread spinning there) lets the agent take its turns here. */
   virtual void compute(mpi::Endpoint&, double flops) { simgrid::s4u::this_actor::execute(flops); }

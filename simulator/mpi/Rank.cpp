@@ -99,8 +99,10 @@ RequestPtr Rank::post(bool is_send, int peer, int tag, int64_t bytes, Context co
 
 void Rank::wait(const RequestPtr& request)
 {
-  if (request->complete())
+  if (request->complete()) {
+    reduce_if_done(request);
     return;
+  }
   const double start = sg4::Engine::get_clock();
   world_.record(rank_).waiting_for = request;
   world_.set_activity(rank_, Activity::Blocked);
@@ -109,7 +111,35 @@ void Rank::wait(const RequestPtr& request)
   world_.record(rank_).waiting_for = nullptr;
   world_.record(rank_).blocked_seconds += sg4::Engine::get_clock() - start;
   world_.set_activity(rank_, Activity::InMpi);
+  reduce_if_done(request);
 }
+
+void Rank::reduce_if_done(const RequestPtr& request)
+{
+  if (reductions_.empty() || not request->complete())
+    return;
+  auto it = reductions_.find(request->id);
+  if (it == reductions_.end())
+    return;
+  const double flops = it->second;
+  reductions_.erase(it);
+  compute(flops, nullptr); // as the blocking forms: after the messages, on the rank's core
+}
+
+namespace {
+/** How a wait or test line names its request, for error messages. */
+std::string request_name(const Action& a)
+{
+  if (trace::is_nonblocking_request_tag(a.tag))
+    return "(non-blocking collective, tag " + std::to_string(a.tag) + ")";
+  return "(source " + std::to_string(a.peer) + ", destination " + std::to_string(a.peer2) + ", tag " +
+         std::to_string(a.tag) + ")";
+}
+std::string pending_kind(const Action& a)
+{
+  return trace::is_nonblocking_request_tag(a.tag) ? "no non-blocking collective of its kind" : "no isend or irecv";
+}
+} // namespace
 
 void Rank::run(const Action& a)
 {
@@ -157,9 +187,8 @@ void Rank::run(const Action& a)
       bool found         = false;
       RequestPtr request = store_.pop(a.peer, a.peer2, a.tag, found);
       if (not found) // SMPI's tracer writes no wait for a null request: this one names none that was posted
-        world_.invalid_mpi(rank_, "wait for (source " + std::to_string(a.peer) + ", destination " +
-                                      std::to_string(a.peer2) + ", tag " + std::to_string(a.tag) +
-                                      ") but no isend or irecv of this rank is pending under that name");
+        world_.invalid_mpi(rank_, "wait for " + request_name(a) + " but " + pending_kind(a) +
+                                      " of this rank is pending under that name");
       if (request) // a null one: the request completed in an earlier test
         wait(request);
       break;
@@ -169,13 +198,14 @@ void Rank::run(const Action& a)
       bool found         = false;
       RequestPtr request = store_.pop(a.peer, a.peer2, a.tag, found);
       if (not found) // as for wait: SMPI's tracer writes no test of a null request
-        world_.invalid_mpi(rank_, "test of (source " + std::to_string(a.peer) + ", destination " +
-                                      std::to_string(a.peer2) + ", tag " + std::to_string(a.tag) +
-                                      ") but no isend or irecv of this rank is pending under that name");
+        world_.invalid_mpi(rank_, "test of " + request_name(a) + " but " + pending_kind(a) +
+                                      " of this rank is pending under that name");
       if (not request)
         break;
-      if (endpoint_.test(request))
+      if (endpoint_.test(request)) {
         store_.add_placeholder(a.peer, a.peer2, a.tag);
+        reduce_if_done(request);
+      }
       else
         store_.add(request, a.peer, a.peer2, a.tag);
       break;
@@ -202,7 +232,15 @@ void Rank::run(const Action& a)
 void Rank::run_collective(const Action& a)
 {
   world_.enter_collective(rank_, a);
-  CollectiveRequest collective(endpoint_, world_.collectives().schedule(a, rank_, world_.size(), world_.actions(rank_).counts()));
+  Schedule schedule = world_.collectives().schedule(a, rank_, world_.size(), world_.actions(rank_).counts());
+  if (a.nonblocking) { // its first round is posted now; a wait or test of its request completes it
+    RequestPtr request = endpoint_.start_collective(std::move(schedule), trace::nonblocking_request_tag(a.type));
+    if (a.flops > 0)
+      reductions_.emplace(request->id, a.flops);
+    store_.add(request, -1, -1, request->tag); // wait and test find it by its tag alone (ActionParser)
+    return;
+  }
+  CollectiveRequest collective(endpoint_, std::move(schedule));
   collective.start();
   while (not collective.complete()) {
     for (auto const& request : collective.pending())

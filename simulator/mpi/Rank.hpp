@@ -4,6 +4,8 @@
 #include "mpi/RequestStore.hpp"
 #include "mpi/World.hpp"
 
+#include <unordered_map>
+
 namespace progsim::mpi {
 
 class Rank {
@@ -18,6 +20,8 @@ private:
   const trace::Action* read_next(trace::ActionStream& actions);
   void run(const trace::Action& action);
   void run_collective(const trace::Action& action);
+  /** A non-blocking collective's reduction, once its request completed in a wait or a successful test. */
+  void reduce_if_done(const RequestPtr& request);
   RequestPtr post(bool is_send, int peer, int tag, int64_t bytes, Context context);
   void compute(double flops, const trace::Action* action);
   /** What every wait or test call costs, even when nothing is pending. */
@@ -28,6 +32,7 @@ private:
   Endpoint& endpoint_;
   RequestStore store_;
   std::vector<RequestPtr> buffered_sends_; // blocking sends that returned once copied: finalize waits for them
+  std::unordered_map<uint64_t, double> reductions_; // flops of non-blocking reductions, by their request's id
 };
 
 } // namespace progsim::mpi

@@ -9,6 +9,8 @@
 
 namespace progsim::mpi {
 
+class CollectiveRequest;
+
 /** Wildcards, spelled as SMPI spells them in traces. */
 constexpr int kAnySource = -555;
 constexpr int kAnyTag    = -444;
@@ -40,6 +42,7 @@ struct Request {
   RequestState state = RequestState::Posted;
   bool buffered     = false;            // a blocking send copied aside: the rank goes on before it completes
   int matched_source = -1;              // receive: who it matched
+  CollectiveRequest* collective = nullptr; // the non-blocking collective whose round posted it
 
   bool complete() const { return state == RequestState::Complete; }
 };

@@ -128,6 +128,8 @@ bool World::set_polling(Endpoint& endpoint, bool polling)
 void World::rank_finished(int rank)
 {
   endpoints_[rank]->finish();
+  if (finished_ + 1 == size())
+    check_every_collective_called();
   if (++finished_ == size()) {
     progress_->stop(*this);
     return;
@@ -198,7 +200,8 @@ int64_t common_size(const trace::Action& a)
 
 std::string describe(const trace::Action& a)
 {
-  std::string text = "a " + std::string(trace::action_name(a.type));
+  std::string name = (a.nonblocking ? "i" : "") + std::string(trace::action_name(a.type));
+  std::string text = (std::string_view("aeiou").find(name.front()) != std::string_view::npos ? "an " : "a ") + name;
   if (rooted(a.type))
     text += " from root " + std::to_string(a.root);
   if (common_size(a) >= 0)
@@ -214,7 +217,8 @@ void World::enter_collective(int rank, const trace::Action& action)
   uint64_t sequence = collectives_entered_[rank]++;
   auto [it, first] = collective_calls_.try_emplace(sequence, CollectiveCall{action, rank, 0});
   const trace::Action& expected = it->second.action;
-  if (not first && (expected.type != action.type || (rooted(action.type) && expected.root != action.root) ||
+  if (not first && (expected.type != action.type || expected.nonblocking != action.nonblocking ||
+                    (rooted(action.type) && expected.root != action.root) ||
                     common_size(expected) != common_size(action))) {
     const std::string& other_file = traces_.file(it->second.rank);
     invalid_mpi(rank, "collective #" + std::to_string(sequence + 1) + " is " + describe(action) + " here but " +
@@ -223,6 +227,26 @@ void World::enter_collective(int rank, const trace::Action& action)
   }
   if (++it->second.arrived == size())
     collective_calls_.erase(it);
+}
+
+void World::check_every_collective_called() const
+{
+  // A blocking collective that some rank never calls deadlocks (reported as such); a non-blocking one that nobody
+  // waits for would end quietly. The first collective not every rank called is an error of the trace.
+  if (collective_calls_.empty())
+    return;
+  auto const& [sequence, call] = *collective_calls_.begin();
+  std::string missing;
+  int first_missing = -1;
+  for (int r = 0; r < size(); r++)
+    if (collectives_entered_[r] <= sequence) {
+      missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+      if (first_missing < 0)
+        first_missing = r;
+    }
+  invalid_mpi(first_missing, "collective #" + std::to_string(sequence + 1) + ", " + describe(call.action) + " that rank " +
+                                 std::to_string(call.rank) + " calls (" + traces_.file(call.rank) + ":" +
+                                 std::to_string(call.action.line) + "), is never called by rank(s) " + missing);
 }
 
 void World::invalid_mpi(int rank, const std::string& what) const

@@ -172,6 +172,8 @@ public:
 
 private:
   void update_background();
+  /** Stops the run with an error naming the first collective some rank never called (the last rank is done). */
+  void check_every_collective_called() const;
   /** Reports `message` as bad input and ends the run through main's handler. */
   [[noreturn]] void stop_on_bad_input(const std::string& message) const;
   /** The first cycle of blocked ranks each waiting for the next, with the parameter that may break it. */

@@ -44,4 +44,62 @@ bool action_from_name(std::string_view name, ActionType& type)
   return false;
 }
 
+bool is_collective(ActionType type)
+{
+  return type >= ActionType::Barrier && type <= ActionType::ExScan;
+}
+
+bool nonblocking_collective_from_name(std::string_view name, ActionType& type)
+{
+  return name.size() > 1 && name.front() == 'i' && action_from_name(name.substr(1), type) && is_collective(type);
+}
+
+int nonblocking_request_tag(ActionType type)
+{
+  // SMPI's COLL_TAG_* (src/smpi/include/private.hpp; scans use -888), minus one for a call of the application.
+  switch (type) {
+    case ActionType::Barrier:
+      return -778 - 1;
+    case ActionType::Bcast:
+      return -3334 - 1;
+    case ActionType::Reduce:
+      return -112 - 1;
+    case ActionType::AllReduce:
+      return -4445 - 1;
+    case ActionType::AllToAll:
+      return -1112 - 1;
+    case ActionType::AllToAllV:
+      return -1000 - 1;
+    case ActionType::Gather:
+      return -445 - 1;
+    case ActionType::GatherV:
+      return -2223 - 1;
+    case ActionType::Scatter:
+      return -223 - 1;
+    case ActionType::ScatterV:
+      return -334 - 1;
+    case ActionType::AllGather:
+      return -556 - 1;
+    case ActionType::AllGatherV:
+      return -667 - 1;
+    case ActionType::ReduceScatter:
+      return -889 - 1;
+    case ActionType::Scan:
+    case ActionType::ExScan:
+      return -888 - 1;
+    default:
+      return 0;
+  }
+}
+
+bool is_nonblocking_request_tag(int tag)
+{
+  if (tag >= 0)
+    return false;
+  for (auto t = static_cast<int>(ActionType::Barrier); t <= static_cast<int>(ActionType::ExScan); t++)
+    if (nonblocking_request_tag(static_cast<ActionType>(t)) == tag)
+      return true;
+  return false;
+}
+
 } // namespace progsim::trace

@@ -46,6 +46,17 @@ enum class ActionType : uint8_t {
 std::string_view action_name(ActionType type);
 /** Looks an action up by its trace spelling; returns false when the name is unknown. */
 bool action_from_name(std::string_view name, ActionType& type);
+/** A non-blocking collective as SMPI 3.32's tracer spells it ("ibcast", "iallreduce", ...: "i" and the blocking
+ * form's name, with its arguments): its blocking type; returns false for any other name. */
+bool nonblocking_collective_from_name(std::string_view name, ActionType& type);
+/** Whether `type` is a collective operation. */
+bool is_collective(ActionType type);
+/** The tag of the request of a non-blocking collective of `type`, which the trace's `wait` and `test` lines name:
+ * SMPI's internal tag of the collective minus one (SMPI 3.32, src/smpi/colls/smpi_nbc_impl.cpp; its messages carry
+ * it too). Their `src` and `dst` are whatever SMPI's request held, not ranks to rely on. */
+int nonblocking_request_tag(ActionType type);
+/** Whether a wait or test's `tag` names a non-blocking collective's request. */
+bool is_nonblocking_request_tag(int tag);
 
 /**
  * A trace action with its sizes already converted to bytes.
@@ -73,6 +84,7 @@ struct Action {
   double flops    = 0.0;
   uint32_t vector  = 0;    // offset of a per-rank byte vector in the CountPool of the action's reader
   uint32_t vector2 = 0;
+  bool nonblocking = false; // a collective's non-blocking form (ibcast, ...): a wait or test completes it
 };
 
 /** The per-peer byte vectors of v-collectives, which actions address by offset (Action::vector, vector2). */

@@ -104,7 +104,7 @@ public:
     std::vector<std::string> copy(words_.begin(), words_.end());
     std::ostringstream msg;
     msg << file_ << ":" << line_ << ": " << what << " in '" << boost::algorithm::join(copy, " ") << "'; expected '<rank> "
-        << action_name(type_) << " " << usage(type_) << "'";
+        << words_[1] << " " << usage(type_) << "'"; // the action as spelled: ibcast takes bcast's arguments
     throw TraceError(msg.str());
   }
 
@@ -254,9 +254,13 @@ Action parse_arguments(const LineParser& p, ActionType type, int world, int& def
     case ActionType::Test:
     case ActionType::Wait:
       p.require(3);
+      a.tag = p.integer(4, "tag");
+      if (is_nonblocking_request_tag(a.tag)) { // a non-blocking collective's: SMPI writes its src and dst as it can
+        a.peer = a.peer2 = -1;
+        break;
+      }
       a.peer  = p.rank_arg(2, "src", true);
       a.peer2 = p.rank_arg(3, "dst");
-      a.tag   = p.integer(4, "tag");
       break;
     case ActionType::SendRecv:
       p.require(4);
@@ -372,7 +376,8 @@ bool parse_line(std::string_view line, const std::string& file, uint32_t number,
   thread_local std::vector<std::string_view> words; // one line at a time: no allocation per line
   split_words(line, words);
   ActionType type;
-  if (words.size() < 2 || not action_from_name(words[1], type)) {
+  const bool nonblocking = words.size() >= 2 && nonblocking_collective_from_name(words[1], type);
+  if (words.size() < 2 || (not nonblocking && not action_from_name(words[1], type))) {
     std::ostringstream msg;
     msg << file << ":" << number << ": ";
     if (words.size() < 2)
@@ -381,7 +386,9 @@ bool parse_line(std::string_view line, const std::string& file, uint32_t number,
       msg << "unknown action '" << words[1] << "' (SimGrid 3.32's replay knows: init finalize comm_size comm_split "
           << "comm_dup send isend recv irecv test sendRecv wait waitall barrier bcast reduce allreduce alltoall "
           << "alltoallv gather scatter gatherv scatterv allgather allgatherv reducescatter scan exscan compute sleep "
-          << "location)";
+          << "location, and the non-blocking collectives that SMPI's tracer writes: ibarrier ibcast ireduce "
+          << "iallreduce ialltoall ialltoallv igather igatherv iscatter iscatterv iallgather iallgatherv "
+          << "ireducescatter iscan iexscan)";
     msg << " in '" << line << "'";
     throw TraceError(msg.str());
   }
@@ -390,7 +397,8 @@ bool parse_line(std::string_view line, const std::string& file, uint32_t number,
   if (error != std::errc() || end != words[0].data() + words[0].size() || line_rank != rank)
     throw TraceError(file + ":" + std::to_string(number) + ": line starts with '" + std::string(words[0]) +
                      "' but this trace belongs to rank " + std::to_string(rank) + " in '" + std::string(line) + "'");
-  out = parse_action(file, number, words, type, world_size, default_type_size, counts);
+  out             = parse_action(file, number, words, type, world_size, default_type_size, counts);
+  out.nonblocking = nonblocking;
   return type != ActionType::Location; // a source position: no time, nothing to replay
 }
 
