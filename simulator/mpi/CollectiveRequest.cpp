@@ -21,20 +21,20 @@ void CollectiveRequest::start()
 
 void CollectiveRequest::post_round()
 {
-  requests_.clear();
-  if (round_ >= schedule_.rounds.size()) {
+  if (round_ >= schedule_.rounds.size()) { // the last round's requests stay for the tests that look at them
     state_ = State::Complete;
-    if (handle_)
-      endpoint_.complete(handle_);
+    if (RequestPtr handle = handle_.lock())
+      endpoint_.complete(handle);
     return;
   }
   XBT_VERB("rank %d: collective round %zu of %zu (%zu transfers)", endpoint_.rank(), round_ + 1,
             schedule_.rounds.size(), schedule_.rounds[round_].transfers.size());
+  requests_.clear();
   posting_ = true;
   for (auto const& t : schedule_.rounds[round_].transfers) {
     requests_.push_back(t.is_send ? endpoint_.post_send(t.peer, t.tag, t.bytes, Context::Collective)
                                   : endpoint_.post_receive(t.peer, t.tag, t.bytes, Context::Collective));
-    if (handle_)
+    if (not handle_.expired())
       requests_.back()->collective = this;
   }
   posting_ = false;
@@ -58,6 +58,11 @@ std::vector<RequestPtr> CollectiveRequest::pending() const
     if (not request->complete())
       left.push_back(request);
   return left;
+}
+
+bool CollectiveRequest::found_complete(const RequestPtr& request) const
+{
+  return std::find(found_.begin(), found_.end(), request->id) != found_.end();
 }
 
 } // namespace progsim::mpi

@@ -4,6 +4,7 @@
 #include "mpi/Request.hpp"
 #include "mpi/Schedule.hpp"
 
+#include <memory>
 #include <vector>
 
 namespace progsim::mpi {
@@ -23,8 +24,9 @@ public:
   CollectiveRequest(Endpoint& endpoint, Schedule schedule) : endpoint_(endpoint), schedule_(std::move(schedule)) {}
 
   /** Makes it non-blocking: `handle`, the request that the trace's wait and test name, completes with it. */
-  void set_handle(RequestPtr handle) { handle_ = std::move(handle); }
-  const RequestPtr& handle() const { return handle_; }
+  void set_handle(const RequestPtr& handle) { handle_ = handle; }
+  RequestPtr handle() const { return handle_.lock(); }
+  bool nonblocking() const { return not handle_.expired(); }
   /** Posts the first round (or completes at once when there is none). */
   void start();
   /** Starts the next rounds while the current one is complete. */
@@ -34,6 +36,12 @@ public:
   size_t round() const { return round_; }
   /** The requests of the current round that are not complete yet. */
   std::vector<RequestPtr> pending() const;
+  /** The requests of the current round (of the last one, once complete). */
+  const std::vector<RequestPtr>& round_requests() const { return requests_; }
+  /** Whether an MPI_Test found `request` complete (SMPI tests each request of the collective in every MPI_Test of
+   * its handle; one found complete costs its test, and changes nothing else). */
+  bool found_complete(const RequestPtr& request) const;
+  void set_found_complete(const RequestPtr& request) { found_.push_back(request->id); }
 
 private:
   void post_round();
@@ -43,7 +51,8 @@ private:
   State state_  = State::NotStarted;
   size_t round_ = 0;
   std::vector<RequestPtr> requests_; // of the current round
-  RequestPtr handle_;                // non-blocking: what wait and test name
+  std::weak_ptr<Request> handle_;    // non-blocking: what wait and test name (it owns this collective)
+  std::vector<uint64_t> found_;      // ids of the requests an MPI_Test found complete
   bool posting_ = false;             // a round is being posted: requests completing meanwhile wait for its end
 };
 

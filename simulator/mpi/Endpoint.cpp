@@ -71,6 +71,8 @@ RequestPtr Endpoint::start_collective(Schedule schedule, int tag)
   handle->context = Context::Collective;
   auto collective = std::make_shared<CollectiveRequest>(*this, std::move(schedule));
   collective->set_handle(handle);
+  handle->collective = collective.get();
+  handle->keeps      = collective;
   collectives_.push_back(collective);
   collective->start();
   return handle;
@@ -409,10 +411,30 @@ void Endpoint::wait(const RequestPtr& request)
 
 bool Endpoint::test(const RequestPtr& request)
 {
-  world_.progress().test_entered(*this);
+  auto& mechanism = world_.progress();
+  mechanism.test_entered(*this);
   progress(own_runner_);
   bool done = request->complete();
-  world_.progress().test_returned(done);
+  CollectiveRequest* collective = request->collective;
+  if (collective != nullptr && collective->handle() == request) {
+    // As SMPI's MPI_Test of a non-blocking collective (smpi_request.cpp, Request::test and testall): it tests each
+    // of the collective's requests, each test a call of its own (with its own cost), and succeeds once all are.
+    done = true;
+    std::vector<RequestPtr> parts = collective->round_requests(); // progress may start the next round
+    for (auto const& part : parts) {
+      mechanism.test_entered(*this);
+      progress(own_runner_);
+      if (collective->found_complete(part))
+        continue;
+      bool part_done = part->complete();
+      if (part_done)
+        collective->set_found_complete(part);
+      done = done && part_done;
+      mechanism.test_returned(part_done);
+    }
+    done = done && request->complete();
+  }
+  mechanism.test_returned(done);
   return done;
 }
 

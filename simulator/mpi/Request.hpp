@@ -42,7 +42,8 @@ struct Request {
   RequestState state = RequestState::Posted;
   bool buffered     = false;            // a blocking send copied aside: the rank goes on before it completes
   int matched_source = -1;              // receive: who it matched
-  CollectiveRequest* collective = nullptr; // the non-blocking collective whose round posted it
+  CollectiveRequest* collective = nullptr; // the non-blocking collective it belongs to (a round's, or its handle)
+  std::shared_ptr<CollectiveRequest> keeps; // a non-blocking collective's handle keeps it while the rank holds it
 
   bool complete() const { return state == RequestState::Complete; }
 };

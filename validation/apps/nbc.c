@@ -6,9 +6,12 @@
  * completed by MPI_Wait, by MPI_Test until done (with computation between tests), by MPI_Waitall over two
  * collectives in flight at once, and one mixed with point-to-point requests.
  *
- * Usage: nbc [ROUNDS] [ELEMENTS]
+ * Usage: nbc [ROUNDS] [ELEMENTS] [TESTS]
  *   ROUNDS    repetitions of the whole sequence (default 1)
  *   ELEMENTS  doubles per rank and peer in the large collectives (default 16384: 128 KiB, past the eager limits)
+ *   TESTS     1 (default): two collectives are completed by MPI_Test loops; 0: by MPI_Wait after the same
+ *             computation (SMPI charges each MPI_Test a sleep that grows with a counter shared by all ranks, so
+ *             a run with tests depends on the order in which the simulator runs ranks at equal times)
  *
  * Deterministic: no randomness, no timer influences the control flow (the number of tests of a collective
  * depends only on the simulated completion, which SMPI computes deterministically). Computation is real loops
@@ -39,9 +42,14 @@ static double overlap(double* buf, int n)
   return s;
 }
 
-/* Tests `request` until it completes, computing between two tests. */
-static double test_until_done(MPI_Request* request, double* work, int n)
+/* Tests `request` until it completes, computing between two tests (or computes once and waits). */
+static double test_until_done(MPI_Request* request, double* work, int n, int tests_allowed)
 {
+  if (!tests_allowed) {
+    double s = overlap(work, n);
+    MPI_Wait(request, MPI_STATUS_IGNORE);
+    return s;
+  }
   double s  = 0.0;
   int done  = 0;
   int tests = 0;
@@ -63,6 +71,7 @@ int main(int argc, char** argv)
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int rounds   = argc > 1 ? atoi(argv[1]) : 1;
   int elements = argc > 2 ? atoi(argv[2]) : 16384;
+  int tests    = argc > 3 ? atoi(argv[3]) : 1;
   if (rounds < 1 || elements < size) {
     if (rank == 0)
       fprintf(stderr, "usage: nbc [ROUNDS >= 1] [ELEMENTS >= ranks]\n");
@@ -120,10 +129,10 @@ int main(int argc, char** argv)
 
     /* Completed by tests, computing in between. */
     MPI_Iallreduce(send, recv, elements, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r[0]);
-    sink += test_until_done(&r[0], work, 2000);
+    sink += test_until_done(&r[0], work, 2000, tests);
 
     MPI_Ialltoall(send, chunk, MPI_DOUBLE, recv, chunk, MPI_DOUBLE, MPI_COMM_WORLD, &r[0]);
-    sink += test_until_done(&r[0], work, 2000);
+    sink += test_until_done(&r[0], work, 2000, tests);
 
     /* Two in flight at once, completed together. */
     MPI_Ialltoallv(send, counts, displs, MPI_DOUBLE, recv, rcounts, rdispls, MPI_DOUBLE, MPI_COMM_WORLD, &r[0]);
