@@ -38,6 +38,7 @@ struct Parameters {
   double nic_bus_weight     = 1;              // core streams a NIC's DMA flow weighs on the bus
   std::string bus_curve;                      // calibrated: "flows:B/s;..." the bus's capacity with n flows
   std::string data_numa     = "local";        // local | nic | a domain number: where each rank's data lives
+  std::string nbc_algorithms;                 // "ibcast:binomial;...": non-blocking collectives run round by round
   int64_t buffered_send_threshold = 65536;    // blocking sends below this complete once copied (0: strict MPI)
   bool rank_progress_every_call = false;      // the rank runs its own steps in every MPI call, not only wait/test
   bool poll_in_wait     = true;               // a rank waiting in MPI polls (keeps its core busy)

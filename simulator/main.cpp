@@ -198,12 +198,14 @@ int main(int argc, char** argv)
   progsim::Parameters parameters;
   std::unique_ptr<progsim::models::progress::ProgressModel> progress;
   std::unique_ptr<progsim::models::contention::BusPolicy> bus_policy;
+  std::unique_ptr<progsim::mpi::CollectiveAlgorithms> collectives;
   std::optional<progsim::trace::TraceSource> traces;
   progsim::output::Provenance provenance;
   try {
     parameters = progsim::Parameters::from_flags();
     progress   = progsim::models::progress::make_progress_model(parameters);
-    bus_policy = progsim::models::contention::make_bus_policy(parameters);
+    bus_policy  = progsim::models::contention::make_bus_policy(parameters);
+    collectives = progsim::models::collectives::smpi_default::make_collectives(parameters.nbc_algorithms);
     traces.emplace(trace); // every line checked here, before time 0
     if (not std::filesystem::is_regular_file(platform))
       throw progsim::InputError(platform + ": no such platform file");
@@ -232,7 +234,7 @@ int main(int argc, char** argv)
 
   progsim::mpi::World world(parameters, std::move(*traces), std::move(placement), std::move(progress),
                             progsim::models::protocol::make_protocols(),
-                            progsim::models::collectives::smpi_default::make_collectives(), std::move(bus_policy));
+                            std::move(collectives), std::move(bus_policy));
   std::unique_ptr<progsim::output::TimelineWriter> timeline;
   if (not parameters.timeline.empty())
     timeline = std::make_unique<progsim::output::TimelineWriter>(parameters.timeline, world);

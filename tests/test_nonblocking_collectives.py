@@ -123,3 +123,45 @@ def test_ideal_matches_smpi_running_the_program(tmp_path: Path, platform_name: s
     run = engine_replay(trace, compiled, "ideal", tmp_path / "results.json")
     assert run.returncode == 0 and run.results, run.stderr
     assert run.results["simulated_time"] == pytest.approx(float(match.group(1)), rel=0.02)
+
+
+# Round by round: a binomial ibcast (progsim/nbc-algorithms ibcast:binomial) of S = 1 MiB over 16 ranks, one per node:
+# a rank receives from its parent, then sends to its children; the tree has 4 levels. Each rank posts it, computes
+# C = 20 ms, then waits.
+TREE_RANKS, TREE_SIZE = 16, 1 << 20
+BINOMIAL = ("nbc-algorithms:ibcast:binomial",)
+
+
+def ibcast_end(tmp_path: Path, progress: str, compute: float, settings: tuple[str, ...]) -> float:
+    lines = [f"{{r}} ibcast {TREE_SIZE} 0", *([f"{{r}} compute {compute * 1e9:.0f}"] if compute else []),
+             "{r} wait -1 -1 -3335"]
+    ranks = [f"{r} init\n" + "\n".join(line.format(r=r) for line in lines) + f"\n{r} finalize"
+             for r in range(TREE_RANKS)]
+    results = replay(tmp_path, ranks, progress, nodes=TREE_RANKS, settings=settings)
+    return max(r["end_time"] for r in results["ranks"])
+
+
+def test_a_dedicated_core_runs_every_round_during_the_computation(tmp_path: Path) -> None:
+    alone = ibcast_end(tmp_path, "none", 0, BINOMIAL)
+    assert alone < COMPUTE / 2
+    assert ibcast_end(tmp_path, "dedicated-core", COMPUTE, BINOMIAL) == pytest.approx(COMPUTE, abs=0.01 * alone)
+
+
+def test_without_progression_every_round_waits_for_the_wait(tmp_path: Path) -> None:
+    alone = ibcast_end(tmp_path, "none", 0, BINOMIAL)
+    assert ibcast_end(tmp_path, "none", COMPUTE, BINOMIAL) == pytest.approx(COMPUTE + alone, rel=0.01)
+
+
+def test_an_offloading_nic_hands_the_next_rounds_back_to_the_host(tmp_path: Path) -> None:
+    # The NIC matches and moves the messages of a round during the computation, but the next round is the host's:
+    # the ranks one level below the root forward only from their wait on, and three levels remain, each at least
+    # one message of S through a NIC. SMPI's own ibcast (one round: the root sends to all) completes in the NIC.
+    tree = ibcast_end(tmp_path, "offload", COMPUTE, BINOMIAL)
+    assert tree - COMPUTE >= 3 * TREE_SIZE / NIC_BANDWIDTH
+    assert ibcast_end(tmp_path, "offload", COMPUTE, ()) == pytest.approx(COMPUTE, rel=1e-3)
+
+
+def test_an_unknown_algorithm_is_named(tmp_path: Path) -> None:
+    ranks = [f"{r} init\n{r} finalize" for r in range(RANKS)]
+    done = replay(tmp_path, ranks, "none", nodes=RANKS, settings=("nbc-algorithms:ibcast:chain",), expect=2)
+    assert "progsim/nbc-algorithms: 'ibcast:chain': no such algorithm" in done["stderr"]

@@ -1,8 +1,10 @@
 #include "collectives/SmpiDefault.hpp"
 #include "collectives/ScheduleRecorder.hpp"
 #include "collectives/SmpiNonBlocking.hpp"
+#include "collectives/nonblocking/Algorithms.hpp"
 #include "trace/Action.hpp"
 
+#include <map>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -317,10 +319,21 @@ using trace::ActionType;
 
 class SmpiDefaultCollectives : public mpi::CollectiveAlgorithms {
 public:
+  explicit SmpiDefaultCollectives(std::map<ActionType, nonblocking::Algorithm> nonblocking)
+      : nonblocking_(std::move(nonblocking))
+  {
+  }
+
   mpi::Schedule schedule(const trace::Action& a, int rank, int size, const trace::CountPool& counts) const override
   {
-    if (a.nonblocking)
-      return smpi_nonblocking::schedule(a, rank, size, counts);
+    if (a.nonblocking) {
+      auto chosen = nonblocking_.find(a.type);
+      if (chosen == nonblocking_.end())
+        return smpi_nonblocking::schedule(a, rank, size, counts);
+      ScheduleRecorder recorder(rank, size);
+      chosen->second(recorder, a, counts, trace::nonblocking_request_tag(a.type));
+      return recorder.take();
+    }
     ScheduleRecorder recorder(rank, size);
     switch (a.type) {
       case ActionType::Barrier:
@@ -371,12 +384,15 @@ public:
     }
     return recorder.take();
   }
+
+private:
+  std::map<ActionType, nonblocking::Algorithm> nonblocking_; // chosen by progsim/nbc-algorithms
 };
 } // namespace
 
-std::unique_ptr<mpi::CollectiveAlgorithms> make_collectives()
+std::unique_ptr<mpi::CollectiveAlgorithms> make_collectives(const std::string& nbc_algorithms)
 {
-  return std::make_unique<SmpiDefaultCollectives>();
+  return std::make_unique<SmpiDefaultCollectives>(nonblocking::parse_choices(nbc_algorithms));
 }
 
 } // namespace progsim::models::collectives::smpi_default

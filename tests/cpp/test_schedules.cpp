@@ -86,3 +86,93 @@ TEST(ScheduleRecorder, RefusesRequestsNeverWaited)
   recorder.isend(1, 0, 8);
   EXPECT_THROW(recorder.take(), std::logic_error);
 }
+
+namespace {
+Schedule nonblocking(ActionType type, int rank, int size, const std::string& choice, int root = 0)
+{
+  Action action;
+  action.type        = type;
+  action.nonblocking = true;
+  action.bytes       = 8;
+  action.bytes2      = 8;
+  action.root        = root;
+  progsim::trace::CountPool counts;
+  return coll::make_collectives(choice)->schedule(action, rank, size, counts);
+}
+
+/** A binomial broadcast's tree, read off the schedules: each rank's parent (-1 for the root). */
+std::vector<int> parents(int size, int root)
+{
+  std::vector<int> parent(size, -1);
+  for (int r = 0; r < size; r++)
+    for (auto const& round : nonblocking(ActionType::Bcast, r, size, "ibcast:binomial", root).rounds)
+      for (auto const& t : round.transfers)
+        if (not t.is_send) {
+          EXPECT_EQ(parent[r], -1) << "rank " << r << " receives twice";
+          parent[r] = t.peer;
+        }
+  return parent;
+}
+} // namespace
+
+TEST(NonBlockingSchedule, SmpisOwnPostsEverythingInOneRound)
+{
+  EXPECT_EQ(describe(nonblocking(ActionType::Bcast, 0, 4, "")), "S1 S2 S3");
+  EXPECT_EQ(describe(nonblocking(ActionType::Bcast, 2, 4, "")), "R0");
+  EXPECT_EQ(describe(nonblocking(ActionType::AllReduce, 1, 3, "")), "S0 R0 S2 R2");
+  EXPECT_EQ(describe(nonblocking(ActionType::AllToAll, 1, 4, "")), "R2 R3 R0 S0 S3 S2");
+  EXPECT_EQ(nonblocking(ActionType::Bcast, 0, 4, "").rounds[0].transfers[0].tag, -3335); // SMPI's request tag
+}
+
+TEST(NonBlockingSchedule, ABinomialBroadcastOf16RanksHas4Levels)
+{
+  for (int root : {0, 5}) {
+    std::vector<int> parent = parents(16, root);
+    int deepest = 0;
+    for (int r = 0; r < 16; r++) {
+      int depth = 0;
+      for (int at = r; at != root; at = parent[at]) {
+        ASSERT_NE(parent[at], -1) << "rank " << at << " never receives (root " << root << ")";
+        depth++;
+      }
+      deepest = std::max(deepest, depth);
+    }
+    EXPECT_EQ(deepest, 4) << "root " << root; // ceil(log2 16)
+  }
+  // A rank receives from its parent, then sends to all its children in one round: the root's four at once.
+  EXPECT_EQ(describe(nonblocking(ActionType::Bcast, 0, 16, "ibcast:binomial")), "S8 S4 S2 S1");
+  EXPECT_EQ(describe(nonblocking(ActionType::Bcast, 8, 16, "ibcast:binomial")), "R0 | S12 S10 S9");
+  EXPECT_EQ(describe(nonblocking(ActionType::Bcast, 15, 16, "ibcast:binomial")), "R14");
+}
+
+TEST(NonBlockingSchedule, RecursiveDoublingExchangesWithOneBitFlippedPerRound)
+{
+  EXPECT_EQ(describe(nonblocking(ActionType::AllReduce, 5, 8, "iallreduce:recursive-doubling")),
+            "S4 R4 | S7 R7 | S1 R1");
+  // 6 ranks: ranks 1 and 3 hand their vector to 0 and 2, which take part in the 4-rank exchange, and get the result.
+  EXPECT_EQ(describe(nonblocking(ActionType::AllReduce, 1, 6, "iallreduce:recursive-doubling")), "S0 | R0");
+  EXPECT_EQ(describe(nonblocking(ActionType::AllReduce, 0, 6, "iallreduce:recursive-doubling")),
+            "R1 | S2 R2 | S4 R4 | S1");
+}
+
+TEST(NonBlockingSchedule, DisseminationAndPairwiseTakeLog2AndPMinus1Rounds)
+{
+  EXPECT_EQ(nonblocking(ActionType::Barrier, 3, 16, "ibarrier:dissemination").rounds.size(), 4u);
+  EXPECT_EQ(describe(nonblocking(ActionType::Barrier, 3, 5, "ibarrier:dissemination")), "S4 R2 | S0 R1 | S2 R4");
+  EXPECT_EQ(nonblocking(ActionType::AllToAll, 3, 16, "ialltoall:pairwise").rounds.size(), 15u);
+  EXPECT_EQ(describe(nonblocking(ActionType::AllToAll, 1, 3, "ialltoall:pairwise")), "S2 R0 | S0 R2");
+}
+
+TEST(NonBlockingSchedule, AnUnknownChoiceIsNamed)
+{
+  try {
+    coll::make_collectives("ibcast:chain");
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("'ibcast:chain': no such algorithm; known: ibarrier:dissemination"),
+              std::string::npos)
+        << error.what();
+  }
+  EXPECT_THROW(coll::make_collectives("bcast:binomial"), std::invalid_argument);
+  EXPECT_EQ(describe(nonblocking(ActionType::Bcast, 0, 4, "ibcast:binomial;ibcast:smpi")), "S1 S2 S3");
+}

@@ -1,0 +1,41 @@
+/*
+ * Round-by-round algorithms for the non-blocking collectives, one file each in this folder, written with the
+ * point-to-point calls of PointToPoint and recorded as rounds (a round's messages are posted together; the next
+ * round starts when they all completed). progsim/nbc-algorithms chooses one per collective; the others run SMPI's
+ * own non-blocking algorithms (../SmpiNonBlocking.cpp, one round each).
+ */
+#pragma once
+
+#include "collectives/PointToPoint.hpp"
+#include "trace/Action.hpp"
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace progsim::models::collectives::nonblocking {
+
+/** One algorithm: `action`'s collective for `p2p`'s rank, its messages under `tag`. */
+using Algorithm = void (*)(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+
+struct NamedAlgorithm {
+  trace::ActionType collective;
+  std::string_view name;
+  Algorithm run;
+};
+
+/** Every algorithm of this folder. */
+const std::vector<NamedAlgorithm>& algorithms();
+
+/** Parses "ibcast:binomial;iallreduce:recursive-doubling" (empty: none); throws std::invalid_argument naming the
+ * known collectives and algorithms. */
+std::map<trace::ActionType, Algorithm> parse_choices(const std::string& text);
+
+void binomial_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void recursive_doubling_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
+                                  int tag);
+void dissemination_barrier(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void pairwise_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+
+} // namespace progsim::models::collectives::nonblocking
