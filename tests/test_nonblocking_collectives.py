@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from analytic_platform import BIG, NIC_BANDWIDTH, replay
+from analytic_platform import BIG, COPY_BANDWIDTH, NIC_BANDWIDTH, OVERHEAD, replay
 from conftest import REPOSITORY, run_cli
 
 RANKS = 4
@@ -163,5 +163,19 @@ def test_an_offloading_nic_hands_the_next_rounds_back_to_the_host(tmp_path: Path
 
 def test_an_unknown_algorithm_is_named(tmp_path: Path) -> None:
     ranks = [f"{r} init\n{r} finalize" for r in range(RANKS)]
-    done = replay(tmp_path, ranks, "none", nodes=RANKS, settings=("nbc-algorithms:ibcast:chain",), expect=2)
-    assert "progsim/nbc-algorithms: 'ibcast:chain': no such algorithm" in done["stderr"]
+    done = replay(tmp_path, ranks, "none", nodes=RANKS, settings=("nbc-algorithms:ibcast:ring",), expect=2)
+    assert "progsim/nbc-algorithms: 'ibcast:ring': no such algorithm" in done["stderr"]
+
+
+def test_open_mpis_chain_stalls_behind_a_rank_that_computes(tmp_path: Path) -> None:
+    # libnbc sends 1 MiB over 16 ranks as a chain of 32 fragments of 32 KiB, a round per fragment: without
+    # progression every hop waits for its rank's wait, and nothing moves before C.
+    libnbc = ("nbc-algorithms:libnbc",)
+    alone = ibcast_end(tmp_path, "none", 0, libnbc)
+    assert alone < COMPUTE / 2
+    assert ibcast_end(tmp_path, "none", COMPUTE, libnbc) == pytest.approx(COMPUTE + alone, rel=0.01)
+    # With a reserved core the chain runs during the computation; the root posted its first fragment (eager: copied
+    # into a send buffer) in its ibcast call, before computing.
+    first_fragment = OVERHEAD + 32768 / COPY_BANDWIDTH
+    assert ibcast_end(tmp_path, "dedicated-core", COMPUTE, libnbc) == \
+        pytest.approx(COMPUTE + first_fragment, abs=0.01 * alone)

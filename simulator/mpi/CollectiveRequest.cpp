@@ -16,7 +16,8 @@ void CollectiveRequest::start()
   state_ = State::InRound;
   round_ = 0;
   post_round();
-  advance();
+  if (not nonblocking()) // the blocked rank goes on at once; a non-blocking call posts its first round only
+    advance();
 }
 
 void CollectiveRequest::post_round()
@@ -49,6 +50,12 @@ void CollectiveRequest::advance()
     round_++;
     post_round();
   }
+}
+
+bool CollectiveRequest::round_done() const
+{
+  return state_ == State::InRound &&
+         std::all_of(requests_.begin(), requests_.end(), [](const RequestPtr& r) { return r->complete(); });
 }
 
 std::vector<RequestPtr> CollectiveRequest::pending() const

@@ -27,11 +27,14 @@ public:
   void set_handle(const RequestPtr& handle) { handle_ = handle; }
   RequestPtr handle() const { return handle_.lock(); }
   bool nonblocking() const { return not handle_.expired(); }
-  /** Posts the first round (or completes at once when there is none). */
+  /** Posts the first round (or completes at once when there is none); a blocking collective also the rounds that
+   * follow as long as they complete at once. */
   void start();
   /** Starts the next rounds while the current one is complete. */
   void advance();
   bool complete() const { return state_ == State::Complete; }
+  /** Every request of the current round completed, and the next one is not posted yet. */
+  bool round_done() const;
   State state() const { return state_; }
   size_t round() const { return round_; }
   /** The requests of the current round that are not complete yet. */

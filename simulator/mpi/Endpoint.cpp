@@ -74,7 +74,15 @@ RequestPtr Endpoint::start_collective(Schedule schedule, int tag)
   handle->collective = collective.get();
   handle->keeps      = collective;
   collectives_.push_back(collective);
-  collective->start();
+  collective->start(); // its first round, inside the rank's call
+  if (collective->round_done()) {
+    // A round that completed at once (eager sends) goes on when someone looks: the rank in its next MPI call, or
+    // the mechanism's agent at once, as a step of its own (it notices a local completion).
+    StepRunner& runner = world_.progress().runner(*this, Step::TransferDone, rank_);
+    if (&runner != &own_runner_ && world_.progress().starts_collective_rounds(runner))
+      follow(Transfer{sg4::Comm::sendto_async(host_, host_, 1), {}}, Step::TransferDone, rank_,
+             [collective]() { collective->advance(); });
+  }
   return handle;
 }
 

@@ -166,13 +166,45 @@ TEST(NonBlockingSchedule, DisseminationAndPairwiseTakeLog2AndPMinus1Rounds)
 TEST(NonBlockingSchedule, AnUnknownChoiceIsNamed)
 {
   try {
-    coll::make_collectives("ibcast:chain");
+    coll::make_collectives("ibcast:ring");
     FAIL() << "no error";
   } catch (const std::invalid_argument& error) {
-    EXPECT_NE(std::string(error.what()).find("'ibcast:chain': no such algorithm; known: ibarrier:dissemination"),
+    EXPECT_NE(std::string(error.what()).find("'ibcast:ring': no such algorithm; known: ibarrier:dissemination"),
               std::string::npos)
         << error.what();
   }
   EXPECT_THROW(coll::make_collectives("bcast:binomial"), std::invalid_argument);
   EXPECT_EQ(describe(nonblocking(ActionType::Bcast, 0, 4, "ibcast:binomial;ibcast:smpi")), "S1 S2 S3");
+}
+
+namespace {
+Schedule nonblocking_bcast(int rank, int size, int64_t bytes, const std::string& choice)
+{
+  Action action;
+  action.type        = ActionType::Bcast;
+  action.nonblocking = true;
+  action.bytes       = bytes;
+  progsim::trace::CountPool counts;
+  return coll::make_collectives(choice)->schedule(action, rank, size, counts);
+}
+} // namespace
+
+TEST(NonBlockingSchedule, AChainForwardsEachFragmentWhileTheNextArrives)
+{
+  // 3 fragments of 32 KiB (the last one short) over 4 ranks.
+  EXPECT_EQ(describe(nonblocking_bcast(0, 4, 70000, "ibcast:chain")), "S1 | S1 | S1");
+  EXPECT_EQ(describe(nonblocking_bcast(1, 4, 70000, "ibcast:chain")), "R0 | S2 R0 | S2 R0 | S2");
+  EXPECT_EQ(describe(nonblocking_bcast(3, 4, 70000, "ibcast:chain")), "R2 | R2 | R2");
+  EXPECT_EQ(nonblocking_bcast(3, 4, 70000, "ibcast:chain").rounds[2].transfers[0].bytes, 70000 - 2 * 32768);
+}
+
+TEST(NonBlockingSchedule, LibnbcSelectsLinearBinomialOrChainAsOpenMpiDoes)
+{
+  // ompi/mca/coll/libnbc/nbc_ibcast.c: linear up to 4 ranks, binomial below 64 KiB, chain of 8 KiB fragments
+  // below 512 KiB, of 32 KiB above; "libnbc" alone chooses it for every collective that has it.
+  EXPECT_EQ(describe(nonblocking_bcast(0, 4, 1 << 20, "libnbc")), "S1 S2 S3");
+  EXPECT_EQ(describe(nonblocking_bcast(0, 16, 1024, "libnbc")), "S8 S4 S2 S1");
+  EXPECT_EQ(nonblocking_bcast(0, 16, 100 * 1024, "libnbc").rounds.size(), 13u);   // 100 KiB / 8 KiB
+  EXPECT_EQ(nonblocking_bcast(0, 16, 1 << 20, "ibcast:libnbc").rounds.size(), 32u); // 1 MiB / 32 KiB
+  EXPECT_THROW(coll::make_collectives("mvapich"), std::invalid_argument);
 }

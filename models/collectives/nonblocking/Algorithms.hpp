@@ -28,11 +28,16 @@ struct NamedAlgorithm {
 /** Every algorithm of this folder. */
 const std::vector<NamedAlgorithm>& algorithms();
 
-/** Parses "ibcast:binomial;iallreduce:recursive-doubling" (empty: none); throws std::invalid_argument naming the
- * known collectives and algorithms. */
+/** Parses "ibcast:binomial;iallreduce:recursive-doubling" (empty: none); a name alone ("libnbc") chooses that
+ * algorithm for every collective that has one. Throws std::invalid_argument naming the known ones. */
 std::map<trace::ActionType, Algorithm> parse_choices(const std::string& text);
 
+void linear_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void binomial_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+/** A chain of 32 KiB fragments; the other form takes the fragment size. */
+void chain_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void chain_bcast(PointToPoint& p2p, const trace::Action& action, int tag, int64_t fragment);
+void libnbc_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void recursive_doubling_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
                                   int tag);
 void dissemination_barrier(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);

@@ -11,7 +11,10 @@ const std::vector<NamedAlgorithm>& algorithms()
 {
   static const std::vector<NamedAlgorithm> all = {
       {ActionType::Barrier, "dissemination", dissemination_barrier},
+      {ActionType::Bcast, "linear", linear_bcast},
       {ActionType::Bcast, "binomial", binomial_bcast},
+      {ActionType::Bcast, "chain", chain_bcast},
+      {ActionType::Bcast, "libnbc", libnbc_bcast}, // Open MPI's selection
       {ActionType::AllReduce, "recursive-doubling", recursive_doubling_allreduce},
       {ActionType::AllToAll, "pairwise", pairwise_alltoall},
   };
@@ -40,6 +43,18 @@ std::map<ActionType, Algorithm> parse_choices(const std::string& text)
     if (choice.empty())
       continue;
     size_t colon = choice.find(':');
+    if (colon == std::string::npos) { // a selector: its algorithm for every collective that has one
+      bool found = false;
+      for (auto const& a : algorithms())
+        if (a.name == choice) {
+          chosen[a.collective] = a.run;
+          found                = true;
+        }
+      if (not found)
+        throw std::invalid_argument("progsim/nbc-algorithms: '" + choice + "': expected <collective>:<algorithm> "
+                                    "or a selector (libnbc), one of " + known());
+      continue;
+    }
     ActionType type;
     if (colon == std::string::npos || not trace::nonblocking_collective_from_name(choice.substr(0, colon), type))
       throw std::invalid_argument("progsim/nbc-algorithms: '" + choice + "': expected <collective>:<algorithm>, one of " +
