@@ -179,3 +179,16 @@ def test_open_mpis_chain_stalls_behind_a_rank_that_computes(tmp_path: Path) -> N
     first_fragment = OVERHEAD + 32768 / COPY_BANDWIDTH
     assert ibcast_end(tmp_path, "dedicated-core", COMPUTE, libnbc) == \
         pytest.approx(COMPUTE + first_fragment, abs=0.01 * alone)
+
+
+def test_open_mpis_allreduce_runs_its_rounds_where_progression_is(tmp_path: Path) -> None:
+    # libnbc's iallreduce of 4 MiB over 4 ranks: reduce-scatter then allgather, 4 rounds (recursive halving and
+    # doubling). Without progression they all wait for the wait; a reserved core runs them during the computation.
+    def end_with(progress: str, compute: float) -> float:
+        results = replay(tmp_path, iallreduce(compute), progress, nodes=RANKS, settings=("nbc-algorithms:libnbc",))
+        return max(r["end_time"] for r in results["ranks"])
+
+    alone = end_with("none", 0)
+    assert alone < COMPUTE / 2
+    assert end_with("none", COMPUTE) == pytest.approx(COMPUTE + alone, rel=0.01)
+    assert end_with("dedicated-core", COMPUTE) == pytest.approx(COMPUTE, abs=0.01 * alone)

@@ -208,3 +208,42 @@ TEST(NonBlockingSchedule, LibnbcSelectsLinearBinomialOrChainAsOpenMpiDoes)
   EXPECT_EQ(nonblocking_bcast(0, 16, 1 << 20, "ibcast:libnbc").rounds.size(), 32u); // 1 MiB / 32 KiB
   EXPECT_THROW(coll::make_collectives("mvapich"), std::invalid_argument);
 }
+
+namespace {
+Schedule nonblocking_allreduce(int rank, int size, int64_t bytes, const std::string& choice)
+{
+  Action action;
+  action.type        = ActionType::AllReduce;
+  action.nonblocking = true;
+  action.bytes       = bytes;
+  progsim::trace::CountPool counts;
+  return coll::make_collectives(choice)->schedule(action, rank, size, counts);
+}
+} // namespace
+
+TEST(NonBlockingSchedule, AllreduceAlgorithmsAsTheirRoundsSay)
+{
+  // Binomial: the reduction up to rank 0 (a receive a round), then the binomial broadcast down.
+  EXPECT_EQ(describe(nonblocking_allreduce(0, 8, 8, "iallreduce:binomial")), "R1 | R2 | R4 | S4 S2 S1");
+  EXPECT_EQ(describe(nonblocking_allreduce(3, 8, 8, "iallreduce:binomial")), "S2 | R2");
+  // Ring: 2 (p - 1) rounds, a segment to the right while one arrives from the left.
+  Schedule ring = nonblocking_allreduce(0, 4, 4000, "iallreduce:ring");
+  ASSERT_EQ(ring.rounds.size(), 6u);
+  EXPECT_EQ(describe(Schedule{{ring.rounds[0]}}), "S1 R3");
+  EXPECT_EQ(ring.rounds[0].transfers[0].bytes, 1000);
+  // Rabenseifner on 8: halving (partners 1, 7, 4 for rank 5; half, quarter, eighth), then doubling back.
+  Schedule rs = nonblocking_allreduce(5, 8, 8000, "iallreduce:rabenseifner");
+  EXPECT_EQ(describe(rs), "S1 R1 | S7 R7 | S4 R4 | S4 R4 | S7 R7 | S1 R1");
+  std::vector<int64_t> sizes;
+  for (auto const& round : rs.rounds)
+    sizes.push_back(round.transfers[0].bytes);
+  EXPECT_EQ(sizes, (std::vector<int64_t>{4000, 2000, 1000, 1000, 2000, 4000}));
+}
+
+TEST(NonBlockingSchedule, LibnbcSelectsTheAllreduceAsOpenMpiDoes)
+{
+  // ompi/mca/coll/libnbc/nbc_iallreduce.c: binomial below 4 ranks or 64 KiB, reduce-scatter + allgather above.
+  EXPECT_EQ(describe(nonblocking_allreduce(2, 3, 1 << 20, "libnbc")), "S0 | R0");
+  EXPECT_EQ(describe(nonblocking_allreduce(1, 16, 1024, "libnbc")), describe(nonblocking_allreduce(1, 16, 1024, "iallreduce:binomial")));
+  EXPECT_EQ(nonblocking_allreduce(1, 16, 1 << 20, "libnbc").rounds.size(), 8u); // 2 log2 16
+}

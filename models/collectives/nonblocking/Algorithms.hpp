@@ -38,6 +38,10 @@ void binomial_bcast(PointToPoint& p2p, const trace::Action& action, const trace:
 void chain_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void chain_bcast(PointToPoint& p2p, const trace::Action& action, int tag, int64_t fragment);
 void libnbc_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void binomial_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void ring_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void rabenseifner_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void libnbc_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void recursive_doubling_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
                                   int tag);
 void dissemination_barrier(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);

@@ -15,7 +15,11 @@ const std::vector<NamedAlgorithm>& algorithms()
       {ActionType::Bcast, "binomial", binomial_bcast},
       {ActionType::Bcast, "chain", chain_bcast},
       {ActionType::Bcast, "libnbc", libnbc_bcast}, // Open MPI's selection
+      {ActionType::AllReduce, "binomial", binomial_allreduce},
       {ActionType::AllReduce, "recursive-doubling", recursive_doubling_allreduce},
+      {ActionType::AllReduce, "ring", ring_allreduce},
+      {ActionType::AllReduce, "rabenseifner", rabenseifner_allreduce},
+      {ActionType::AllReduce, "libnbc", libnbc_allreduce}, // Open MPI's selection
       {ActionType::AllToAll, "pairwise", pairwise_alltoall},
   };
   return all;
