@@ -32,6 +32,32 @@ const std::vector<NamedAlgorithm>& algorithms();
  * algorithm for every collective that has one. Throws std::invalid_argument naming the known ones. */
 std::map<trace::ActionType, Algorithm> parse_choices(const std::string& text);
 
+/**
+ * Recursive exchanges need a power of two of ranks: with p' the largest at most p, the first 2 (p - p') ranks pair
+ * up, each odd one handing its vector to the even one before it and getting the result back at the end (as MPICH).
+ * The constructor does the first hand-over; finish() the last.
+ */
+class PowerOfTwoRanks {
+public:
+  PowerOfTwoRanks(PointToPoint& p2p, int64_t bytes, int tag);
+  /** False for a rank that handed its vector over (it already has the result). */
+  bool takes_part() const { return virtual_rank_ >= 0; }
+  int size() const { return size_; }
+  int virtual_rank() const { return virtual_rank_; }
+  /** The rank that plays virtual rank `v`. */
+  int real(int v) const { return v < extra_ ? 2 * v : v + extra_; }
+  void finish();
+
+private:
+  PointToPoint& p2p_;
+  int rank_;
+  int64_t bytes_;
+  int tag_;
+  int size_         = 1;
+  int extra_        = 0;
+  int virtual_rank_ = -1;
+};
+
 void linear_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void binomial_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 /** A chain of 32 KiB fragments; the other form takes the fragment size. */

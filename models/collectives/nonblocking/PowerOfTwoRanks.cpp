@@ -1,0 +1,30 @@
+#include "collectives/nonblocking/Algorithms.hpp"
+
+namespace progsim::models::collectives::nonblocking {
+
+PowerOfTwoRanks::PowerOfTwoRanks(PointToPoint& p2p, int64_t bytes, int tag)
+    : p2p_(p2p), rank_(p2p.rank()), bytes_(bytes), tag_(tag)
+{
+  while (size_ * 2 <= p2p.size())
+    size_ *= 2;
+  extra_ = p2p.size() - size_;
+  if (rank_ < 2 * extra_) {
+    if (rank_ % 2 == 1) { // hands its vector to rank - 1 and waits for the result
+      p2p_.send(rank_ - 1, tag_, bytes_);
+      p2p_.recv(rank_ - 1, tag_, bytes_);
+      return;
+    }
+    p2p_.recv(rank_ + 1, tag_, bytes_);
+    virtual_rank_ = rank_ / 2;
+  } else {
+    virtual_rank_ = rank_ - extra_;
+  }
+}
+
+void PowerOfTwoRanks::finish()
+{
+  if (takes_part() && rank_ < 2 * extra_)
+    p2p_.send(rank_ + 1, tag_, bytes_);
+}
+
+} // namespace progsim::models::collectives::nonblocking
