@@ -88,13 +88,13 @@ TEST(ScheduleRecorder, RefusesRequestsNeverWaited)
 }
 
 namespace {
-Schedule nonblocking(ActionType type, int rank, int size, const std::string& choice, int root = 0)
+Schedule nonblocking(ActionType type, int rank, int size, const std::string& choice, int root = 0, int64_t bytes = 8)
 {
   Action action;
   action.type        = type;
   action.nonblocking = true;
-  action.bytes       = 8;
-  action.bytes2      = 8;
+  action.bytes       = bytes;
+  action.bytes2      = bytes;
   action.root        = root;
   progsim::trace::CountPool counts;
   return coll::make_collectives(choice)->schedule(action, rank, size, counts);
@@ -180,12 +180,7 @@ TEST(NonBlockingSchedule, AnUnknownChoiceIsNamed)
 namespace {
 Schedule nonblocking_bcast(int rank, int size, int64_t bytes, const std::string& choice)
 {
-  Action action;
-  action.type        = ActionType::Bcast;
-  action.nonblocking = true;
-  action.bytes       = bytes;
-  progsim::trace::CountPool counts;
-  return coll::make_collectives(choice)->schedule(action, rank, size, counts);
+  return nonblocking(ActionType::Bcast, rank, size, choice, 0, bytes);
 }
 } // namespace
 
@@ -212,12 +207,7 @@ TEST(NonBlockingSchedule, LibnbcSelectsLinearBinomialOrChainAsOpenMpiDoes)
 namespace {
 Schedule nonblocking_allreduce(int rank, int size, int64_t bytes, const std::string& choice)
 {
-  Action action;
-  action.type        = ActionType::AllReduce;
-  action.nonblocking = true;
-  action.bytes       = bytes;
-  progsim::trace::CountPool counts;
-  return coll::make_collectives(choice)->schedule(action, rank, size, counts);
+  return nonblocking(ActionType::AllReduce, rank, size, choice, 0, bytes);
 }
 } // namespace
 
