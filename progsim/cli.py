@@ -173,6 +173,50 @@ def command_overlap(args: argparse.Namespace) -> int:
     return 1 if outcome.failed else 0
 
 
+def command_nbc_overlap(args: argparse.Namespace) -> int:
+    from progsim.nbc_overlap import COLLECTIVES, CollectivePoint, Job, markdown, pivot, run_table
+    from progsim.sweep_run import ProgressBar
+
+    check_settings(args.set)
+    platform = Path(args.platform)
+    if not platform.is_file():
+        raise InputError(f"{platform}: expected a platform YAML (its core speed sizes the computation)")
+    load_platform(platform)
+    collectives = [c.strip() for c in args.collectives.split(",") if c.strip()]
+    for collective in collectives:
+        if collective not in COLLECTIVES:
+            raise InputError(f"--collectives: {collective!r} is not one of {', '.join(COLLECTIVES)}")
+    try:
+        ranks = [int(r) for r in args.ranks.split(",") if r.strip()]
+    except ValueError:
+        raise InputError(f"--ranks {args.ranks}: expected comma-separated rank counts") from None
+    if not ranks or any(r < 2 for r in ranks):
+        raise InputError(f"--ranks {args.ranks}: expected rank counts of 2 or more")
+    if args.tests < 0 or args.jobs < 1:
+        raise InputError("--tests must be 0 or more and --jobs 1 or more")
+    sizes = [int(v) for v in _quantities(args.sizes, "B", "--sizes")]
+    if args.csv:
+        check_outputs({"--csv": args.csv}, [platform])
+    if args.ranks_per_node is not None and args.ranks_per_node < 1:
+        raise InputError(f"--ranks-per-node {args.ranks_per_node}: expected a positive number")
+    jobs = [Job(platform, CollectivePoint(collective, n, size, args.tests), mechanism, tuple(args.set),
+                args.ranks_per_node)
+            for collective in collectives for n in ranks for size in sizes for mechanism in args.progress]
+    bar = ProgressBar(len(jobs), "nbc-overlap")
+    try:
+        table = run_table(jobs, args.jobs, bar)
+    finally:
+        bar.close()
+    if args.csv:
+        table.to_csv(args.csv, index=False, float_format="%.6g")
+    print(markdown(pivot(table)))
+    failed = table[table["error"] != ""]
+    for _, row in failed.iterrows():
+        print(f"FAILED {row['collective']} {row['ranks']} ranks {row['bytes']} B {row['mechanism']}: {row['error']}",
+              file=sys.stderr)
+    return 1 if len(failed) else 0
+
+
 def command_plot(args: argparse.Namespace) -> int:
     from progsim.plot import draw, read_cells
 
@@ -307,6 +351,37 @@ def get_parser() -> argparse.ArgumentParser:
     ov.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                     help="cells replayed at once, in worker processes (default: one per core)")
     ov.set_defaults(run=command_overlap)
+
+    nb = commands.add_parser(
+        "nbc-overlap", help="overhead ratio of non-blocking collectives where computation lasts as long as they do",
+        description="The non-blocking collective overlap benchmark (Reynier 2022, chapter 4) on the diagonal: every "
+                    "rank posts COLLECTIVE, computes for as long as the collective takes alone under that mechanism, "
+                    "then waits. Per rank, r = (t - max(comp, comm)) / min(comp, comm): 0 is perfect overlap, 1 "
+                    "serialized (nothing started the collective's rounds during the computation), above 1 slower "
+                    "than serialized. Prints a table (median and, in brackets, the worst rank's r) per collective, "
+                    "rank count and size, a column per mechanism. Round-by-round algorithms come from "
+                    "--set nbc-algorithms:... (default: libnbc, Open MPI's; smpi: SMPI's own, one round).",
+        epilog="example: progsim nbc-overlap --platform platforms/inti-sandy.yaml --ranks 16,64 "
+               "--progress none thread dedicated-core offload ideal",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    nb.add_argument("--platform", required=True, help="platform YAML (one rank per node as its placement says)")
+    nb.add_argument("--collectives", default="ibcast,iallreduce,ialltoall",
+                    help="comma-separated, among ibarrier, ibcast, ireduce, iallreduce, ialltoall, igather, iscatter, "
+                         "iallgather (default: ibcast,iallreduce,ialltoall)")
+    nb.add_argument("--ranks", default="16,64", help="comma-separated rank counts (default: 16,64)")
+    nb.add_argument("--sizes", default="1MiB",
+                    help="vector (bcast, reduce, allreduce) or per-peer block (the others) sizes (default: 1MiB)")
+    nb.add_argument("--progress", nargs="+", default=["none", "thread", "dedicated-core", "offload", "ideal"],
+                    choices=progress_mechanisms(), metavar="MECHANISM", help="mechanisms (default: all)")
+    nb.add_argument("--tests", type=int, default=0, help="MPI_Test calls spread through the computation (default 0)")
+    nb.add_argument("--ranks-per-node", type=int, metavar="N",
+                    help="N ranks per node instead of the platform's placement (a full node: a progress thread "
+                         "shares a rank's core, a reserved core leaves one fewer for the ranks)")
+    nb.add_argument("--set", action="append", default=["nbc-algorithms:libnbc"], metavar="NAME:VALUE",
+                    help="override a parameter (given after the default nbc-algorithms:libnbc, so it wins)")
+    nb.add_argument("--csv", help="also write every row (collective and mechanism times, r's median, min and max)")
+    nb.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="replays at once (default: one per core)")
+    nb.set_defaults(run=command_nbc_overlap)
 
     pl = commands.add_parser(
         "plot", help="draw the overlap heatmaps of a 'progsim overlap --csv' table",

@@ -147,6 +147,16 @@ def test_a_dedicated_core_runs_every_round_during_the_computation(tmp_path: Path
     assert ibcast_end(tmp_path, "dedicated-core", COMPUTE, BINOMIAL) == pytest.approx(COMPUTE, abs=0.01 * alone)
 
 
+@pytest.mark.parametrize("settings", [BINOMIAL, ("nbc-algorithms:libnbc",)], ids=["binomial", "libnbc-chain"])
+def test_ideal_starts_every_round_as_soon_as_the_previous_one_completed(tmp_path: Path,
+                                                                        settings: tuple[str, ...]) -> None:
+    # SMPI's assumption is perfect progression: the rounds (4 tree levels, or 32 fragments down a chain) run during
+    # the computation, started by nobody's CPU, so the ranks end with their computation.
+    alone = ibcast_end(tmp_path, "ideal", 0, settings)
+    assert alone < COMPUTE / 2
+    assert ibcast_end(tmp_path, "ideal", COMPUTE, settings) == pytest.approx(COMPUTE, rel=1e-9)
+
+
 def test_without_progression_every_round_waits_for_the_wait(tmp_path: Path) -> None:
     alone = ibcast_end(tmp_path, "none", 0, BINOMIAL)
     assert ibcast_end(tmp_path, "none", COMPUTE, BINOMIAL) == pytest.approx(COMPUTE + alone, rel=0.01)
@@ -192,3 +202,24 @@ def test_open_mpis_allreduce_runs_its_rounds_where_progression_is(tmp_path: Path
     assert alone < COMPUTE / 2
     assert end_with("none", COMPUTE) == pytest.approx(COMPUTE + alone, rel=0.01)
     assert end_with("dedicated-core", COMPUTE) == pytest.approx(COMPUTE, abs=0.01 * alone)
+
+
+def test_the_overlap_benchmark_tells_serialized_from_overlapped(tmp_path: Path) -> None:
+    # On the diagonal (computation as long as the collective alone), r = (t - comm) / comm: about 1 when nothing
+    # starts the rounds before the wait, about 0 when a reserved core runs them during the computation.
+    import csv
+
+    table = tmp_path / "nbc.csv"
+    done = run_cli("nbc-overlap", "--platform", "platforms/inti-sandy.yaml", "--collectives", "iallreduce",
+                   "--ranks", "8", "--progress", "none", "dedicated-core", "--csv", str(table), "--jobs", "1")
+    assert done.returncode == 0, done.stderr
+    rows = {row["mechanism"]: row for row in csv.DictReader(table.open())}
+    assert float(rows["none"]["overhead_ratio"]) == pytest.approx(1, abs=0.05)
+    assert float(rows["dedicated-core"]["overhead_ratio"]) == pytest.approx(0, abs=0.05)
+    assert "| iallreduce |" in done.stdout
+
+
+def test_the_overlap_benchmark_names_an_unknown_collective() -> None:
+    done = run_cli("nbc-overlap", "--platform", "platforms/inti-sandy.yaml", "--collectives", "iallsum")
+    assert done.returncode != 0
+    assert "--collectives: 'iallsum' is not one of" in done.stderr

@@ -24,12 +24,13 @@ public:
     auto data = receiver.transfer(send->owner, receiver.rank(),
                                   envelope.bytes + receiver.world().parameters().envelope_bytes);
     mpi::transition(*receive, mpi::RequestState::Transferring);
-    receiver.follow(data, mpi::Step::TransferDone, send->owner, [&receiver, receive]() { receiver.complete(receive); });
+    receiver.follow(data, *receive, mpi::Step::TransferDone, send->owner,
+                    [&receiver, receive]() { receiver.complete(receive); });
     if (send->complete())
       return;
     mpi::transition(*send, mpi::RequestState::Transferring);
     mpi::Endpoint& sender = receiver.world().endpoint(send->owner);
-    sender.follow(data, mpi::Step::TransferDone, receiver.rank(), [&sender, send]() { sender.complete(send); });
+    sender.follow(data, *send, mpi::Step::TransferDone, receiver.rank(), [&sender, send]() { sender.complete(send); });
   }
 };
 } // namespace

@@ -32,12 +32,10 @@ void CollectiveRequest::post_round()
             schedule_.rounds.size(), schedule_.rounds[round_].transfers.size());
   requests_.clear();
   posting_ = true;
-  for (auto const& t : schedule_.rounds[round_].transfers) {
-    requests_.push_back(t.is_send ? endpoint_.post_send(t.peer, t.tag, t.bytes, Context::Collective)
-                                  : endpoint_.post_receive(t.peer, t.tag, t.bytes, Context::Collective));
-    if (not handle_.expired())
-      requests_.back()->collective = this;
-  }
+  CollectiveRequest* owner = handle_.expired() ? nullptr : this; // a non-blocking one: its rounds know it
+  for (auto const& t : schedule_.rounds[round_].transfers)
+    requests_.push_back(t.is_send ? endpoint_.post_send(t.peer, t.tag, t.bytes, Context::Collective, false, owner)
+                                  : endpoint_.post_receive(t.peer, t.tag, t.bytes, Context::Collective, owner));
   posting_ = false;
 }
 

@@ -78,10 +78,10 @@ RequestPtr Endpoint::start_collective(Schedule schedule, int tag)
   if (collective->round_done()) {
     // A round that completed at once (eager sends) goes on when someone looks: the rank in its next MPI call, or
     // the mechanism's agent at once, as a step of its own (it notices a local completion).
-    StepRunner& runner = world_.progress().runner(*this, Step::TransferDone, rank_);
+    StepRunner& runner = world_.progress().collective_runner(*this, Step::TransferDone, rank_);
     if (&runner != &own_runner_ && world_.progress().starts_collective_rounds(runner))
-      follow(Transfer{sg4::Comm::sendto_async(host_, host_, 1), {}}, Step::TransferDone, rank_,
-             [collective]() { collective->advance(); });
+      follow_by(runner, Transfer{sg4::Comm::sendto_async(host_, host_, 1), {}}, Step::TransferDone,
+                [collective]() { collective->advance(); });
   }
   return handle;
 }
@@ -160,7 +160,19 @@ void Endpoint::deliver(int destination, Message* message)
 
 void Endpoint::follow(const Transfer& transfer, Step step, int peer, Callback on_done)
 {
-  StepRunner& runner = world_.progress().runner(*this, step, peer);
+  follow_by(world_.progress().runner(*this, step, peer), transfer, step, std::move(on_done));
+}
+
+void Endpoint::follow(const Transfer& transfer, const Request& request, Step step, int peer, Callback on_done)
+{
+  auto& progress = world_.progress();
+  follow_by(request.collective != nullptr ? progress.collective_runner(*this, step, peer)
+                                          : progress.runner(*this, step, peer),
+            transfer, step, std::move(on_done));
+}
+
+void Endpoint::follow_by(StepRunner& runner, const Transfer& transfer, Step step, Callback on_done)
+{
   add_followed({transfer.wire, transfer.memory, step, StepWork{world_.progress().costs().step_overhead, 0}, &runner,
                 std::move(on_done)});
 }
@@ -228,9 +240,11 @@ void Endpoint::copy_in_step(int64_t bytes)
 
 /* ---------- posting, by the rank inside an MPI call ---------- */
 
-RequestPtr Endpoint::post_send(int destination, int tag, int64_t bytes, Context context, bool blocking)
+RequestPtr Endpoint::post_send(int destination, int tag, int64_t bytes, Context context, bool blocking,
+                               CollectiveRequest* collective)
 {
   RequestPtr send    = make_request(true, destination, tag, bytes, context);
+  send->collective   = collective; // before it can complete: its completion may start the collective's next round
   auto const& costs  = world_.progress().costs();
   send->protocol     = world_.progress().protocol(world_.transport(rank_, destination), bytes);
   // A blocking send the capture's MPI buffered: copied aside, it completes for the rank while its protocol goes on.
@@ -252,9 +266,10 @@ RequestPtr Endpoint::post_send(int destination, int tag, int64_t bytes, Context 
   return send;
 }
 
-RequestPtr Endpoint::post_receive(int source, int tag, int64_t bytes, Context context)
+RequestPtr Endpoint::post_receive(int source, int tag, int64_t bytes, Context context, CollectiveRequest* collective)
 {
   RequestPtr receive = make_request(false, source, tag, bytes, context);
+  receive->collective = collective; // before it can match
   charge(world_.progress().costs().recv_overhead);
   XBT_VERB("rank %d: receive of %lld B from %d, tag %d posted", rank_, static_cast<long long>(bytes), source, tag);
   if (auto envelope = queues_.match_posted(receive)) {

@@ -64,8 +64,9 @@ public:
   StepRunner& own_runner() { return own_runner_; }
 
   /** Posts a send; a blocking send below progsim/buffered-send-threshold is copied and marked `buffered`. */
-  RequestPtr post_send(int destination, int tag, int64_t bytes, Context context, bool blocking = false);
-  RequestPtr post_receive(int source, int tag, int64_t bytes, Context context);
+  RequestPtr post_send(int destination, int tag, int64_t bytes, Context context, bool blocking = false,
+                       CollectiveRequest* collective = nullptr);
+  RequestPtr post_receive(int source, int tag, int64_t bytes, Context context, CollectiveRequest* collective = nullptr);
 
   /** Runs every ready step `runner` handles, in the calling actor. */
   void progress(StepRunner& runner);
@@ -94,6 +95,8 @@ public:
   void deliver(int destination, Message* message);
   /** Runs `on_done` as a step of this endpoint once `transfer` ends (a transfer with rank `peer`). */
   void follow(const Transfer& transfer, Step step, int peer, std::function<void()> on_done);
+  /** The same, for a transfer of `request`: a non-blocking collective's round has the mechanism's collective runner. */
+  void follow(const Transfer& transfer, const Request& request, Step step, int peer, std::function<void()> on_done);
   /** Starts a transfer of `bytes` from rank `from`'s host to rank `to`'s (counted as sent by `from`); when it
    * carries data (not a protocol's control message) between nodes, with its DMA at both ends. */
   Transfer transfer(int from, int to, int64_t bytes, bool data = true);
@@ -137,6 +140,7 @@ private:
   /** The rank's MPI call starts the rounds of its non-blocking collectives that no runner could start. */
   void advance_collectives();
   void add_followed(Followed followed);
+  void follow_by(StepRunner& runner, const Transfer& transfer, Step step, std::function<void()> on_done);
   /** Runs one step: its runner takes the time it costs, then it takes effect. */
   void run_step(StepRunner& runner, Step step, const StepWork& work, const Callback& effect);
 

@@ -65,6 +65,12 @@ public:
   /** Whether `runner`, having completed the last request of a non-blocking collective's round, starts the next
    * round (posting its messages at its own cost). Otherwise the rank starts it in its next MPI call. */
   virtual bool starts_collective_rounds(const mpi::StepRunner&) const { return true; }
+  /** The runner of `step` when it ends a transfer of a non-blocking collective's round: the mechanism's runner of any
+   * step unless it says otherwise (`ideal`: the network itself, which starts the next round at no cost). */
+  virtual mpi::StepRunner& collective_runner(mpi::Endpoint& endpoint, mpi::Step step, int peer)
+  {
+    return runner(endpoint, step, peer);
+  }
   /** Runs `flops` of the calling rank's computation on its core. A mechanism whose agent shares that very core
    * (a progress thread spinning there) lets the agent take its turns here. */
   virtual void compute(mpi::Endpoint&, double flops) { simgrid::s4u::this_actor::execute(flops); }
