@@ -45,7 +45,8 @@ constexpr Spec k_contention{"progsim/contention", "", "How the flows on a memory
 constexpr Spec k_nic_weight{"progsim/nic-bus-weight", "", "weighted, calibrated: how many core streams a NIC's DMA flow weighs on the bus, from 1/4 to 64 (as a ratio p/q with q <= 4)"};
 constexpr Spec k_bus_curve{"progsim/bus-curve", "", "calibrated: the bus's total bandwidth with n flows, as 'n:B/s;n:B/s' (a STREAM scaling curve), interpolated"};
 constexpr Spec k_data_numa{"progsim/data-numa", "", "Where each rank's data lives (its computations' streams, its copies, the NIC's DMA of its messages): local (its own NUMA domain), nic (the domain of its node's NIC) or a domain number of its node"};
-constexpr Spec k_nbc{"progsim/nbc-algorithms", "", "Non-blocking collectives that run a round-by-round algorithm instead of SMPI's own (all messages at once), as 'collective:algorithm;...': ibarrier:dissemination, ibcast:binomial, iallreduce:recursive-doubling, ialltoall:pairwise (empty: SMPI's for all)"};
+constexpr Spec k_nbc{"progsim/nbc-algorithms", "", "Non-blocking collectives that run a round-by-round algorithm instead of SMPI's own (all messages at once), as 'collective:algorithm;...': ibarrier:dissemination, ibcast:binomial, iallreduce:recursive-doubling, ialltoall:pairwise, ... or the selector libnbc (empty: SMPI's for all)"};
+constexpr Spec k_coll{"progsim/coll-algorithms", "", "Blocking collectives that run another algorithm than SMPI's default selection, as 'collective:algorithm;...' with SMPI's names where it has them (bcast:binomial_tree, allreduce:rdb, allreduce:lr, alltoall:pair, allgather:ring, barrier:ompi_bruck, ...; empty: SMPI's default for all)"};
 constexpr Spec k_buffered{"progsim/buffered-send-threshold", "B", "Blocking sends below this complete once copied, as in the MPI that captured the trace (SMPI: 65536); 0 for strict MPI semantics"};
 constexpr Spec k_progress_calls{"progsim/rank-progress", "", "Where a rank runs its own protocol steps: wait (wait and test calls only) or every-call"};
 constexpr Spec k_poll_in_wait{"progsim/poll-in-wait", "", "A rank waiting in MPI polls and keeps using its core, as Open MPI and MPICH do by default (yes or no): on a host with more ranks and threads than cores it takes CPU from the others"};
@@ -91,6 +92,7 @@ struct Flags {
   Flag<std::string> bus_curve{k_bus_curve.key, k_bus_curve.description, ""};
   Flag<std::string> data_numa{k_data_numa.key, k_data_numa.description, "local"};
   Flag<std::string> nbc{k_nbc.key, k_nbc.description, ""};
+  Flag<std::string> coll{k_coll.key, k_coll.description, ""};
   Flag<double> buffered{k_buffered.key, k_buffered.description, 65536.0};
   Flag<std::string> progress_calls{k_progress_calls.key, k_progress_calls.description, "wait"};
   Flag<bool> poll_in_wait{k_poll_in_wait.key, k_poll_in_wait.description, true};
@@ -195,6 +197,7 @@ Parameters Parameters::from_flags()
     throw std::invalid_argument(std::string(k_data_numa.key) + ": expected local, nic or a NUMA domain number, got '" +
                                 p.data_numa + "'");
   p.nbc_algorithms                = f.nbc.get();
+  p.coll_algorithms               = f.coll.get();
   p.buffered_send_threshold       = bytes(k_buffered, f.buffered.get());
   p.rank_progress_every_call = choice(k_progress_calls, f.progress_calls.get(), {"wait", "every-call"}) == "every-call";
   p.poll_in_wait                  = f.poll_in_wait.get();
@@ -265,6 +268,7 @@ std::vector<ParameterInfo> Parameters::describe()
       info(k_bus_curve, f.bus_curve.get()),
       info(k_data_numa, f.data_numa.get()),
       info(k_nbc, f.nbc.get()),
+      info(k_coll, f.coll.get()),
       info(k_buffered, number(f.buffered.get())),
       info(k_progress_calls, f.progress_calls.get()),
       info(k_poll_in_wait, f.poll_in_wait.get() ? "yes" : "no"),

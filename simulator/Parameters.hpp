@@ -39,6 +39,7 @@ struct Parameters {
   std::string bus_curve;                      // calibrated: "flows:B/s;..." the bus's capacity with n flows
   std::string data_numa     = "local";        // local | nic | a domain number: where each rank's data lives
   std::string nbc_algorithms;                 // "ibcast:binomial;...": non-blocking collectives run round by round
+  std::string coll_algorithms;                // "bcast:binomial_tree;...": blocking collectives' algorithms
   int64_t buffered_send_threshold = 65536;    // blocking sends below this complete once copied (0: strict MPI)
   bool rank_progress_every_call = false;      // the rank runs its own steps in every MPI call, not only wait/test
   bool poll_in_wait     = true;               // a rank waiting in MPI polls (keeps its core busy)

@@ -205,7 +205,8 @@ int main(int argc, char** argv)
     parameters = progsim::Parameters::from_flags();
     progress   = progsim::models::progress::make_progress_model(parameters);
     bus_policy  = progsim::models::contention::make_bus_policy(parameters);
-    collectives = progsim::models::collectives::smpi_default::make_collectives(parameters.nbc_algorithms);
+    collectives = progsim::models::collectives::smpi_default::make_collectives(parameters.coll_algorithms,
+                                                                              parameters.nbc_algorithms);
     traces.emplace(trace); // every line checked here, before time 0
     if (not std::filesystem::is_regular_file(platform))
       throw progsim::InputError(platform + ": no such platform file");

@@ -1,7 +1,7 @@
 #include "collectives/SmpiDefault.hpp"
 #include "collectives/ScheduleRecorder.hpp"
 #include "collectives/SmpiNonBlocking.hpp"
-#include "collectives/nonblocking/Algorithms.hpp"
+#include "collectives/algorithms/Algorithms.hpp"
 #include "trace/Action.hpp"
 
 #include <map>
@@ -12,20 +12,29 @@
 namespace progsim::models::collectives::smpi_default {
 
 namespace {
+using trace::ActionType;
+
 // SMPI's internal tags (src/smpi/include/private.hpp), kept for readable timelines.
-constexpr int kBarrierTag       = -778;
-constexpr int kBcastTag         = -3334;
-constexpr int kReduceTag        = -112;
-constexpr int kAllToAllTag      = -1112;
-constexpr int kAllToAllVTag     = -1000;
-constexpr int kGatherTag        = -445;
-constexpr int kGatherVTag       = -2223;
-constexpr int kScatterTag       = -223;
-constexpr int kScatterVTag      = -334;
-constexpr int kAllGatherTag     = -556;
-constexpr int kAllGatherVTag    = -667;
-constexpr int kReduceScatterTag = -889;
-constexpr int kScanTag          = -888;
+const int kBarrierTag       = trace::collective_tag(ActionType::Barrier);
+const int kAllToAllVTag     = trace::collective_tag(ActionType::AllToAllV);
+const int kGatherTag        = trace::collective_tag(ActionType::Gather);
+const int kGatherVTag       = trace::collective_tag(ActionType::GatherV);
+const int kScatterTag       = trace::collective_tag(ActionType::Scatter);
+const int kScatterVTag      = trace::collective_tag(ActionType::ScatterV);
+const int kAllGatherTag     = trace::collective_tag(ActionType::AllGather);
+const int kAllGatherVTag    = trace::collective_tag(ActionType::AllGatherV);
+const int kReduceScatterTag = trace::collective_tag(ActionType::ReduceScatter);
+const int kScanTag          = trace::collective_tag(ActionType::Scan);
+
+/** The action of a collective that another one runs inside it (allreduce's bcast, ...). */
+trace::Action inner(ActionType type, int64_t bytes, int root = 0)
+{
+  trace::Action a;
+  a.type  = type;
+  a.bytes = bytes;
+  a.root  = root;
+  return a;
+}
 
 bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
@@ -73,40 +82,6 @@ void all_to_all_interleaved(PointToPoint& p2p, int64_t send_bytes, BytesFrom byt
   p2p.wait_all(requests);
 }
 
-void alltoall_linear(PointToPoint& p2p, int64_t send_bytes, int64_t recv_bytes)
-{
-  const int p = p2p.size();
-  const int r = p2p.rank();
-  std::vector<mpi::RequestPtr> requests;
-  for (int i = 1; i < p; i++)
-    requests.push_back(p2p.irecv((r + i) % p, kAllToAllTag, recv_bytes));
-  for (int i = 1; i < p; i++)
-    requests.push_back(p2p.isend((r - i + p) % p, kAllToAllTag, send_bytes));
-  p2p.wait_all(requests);
-}
-
-void alltoall_pair(PointToPoint& p2p, int64_t send_bytes, int64_t recv_bytes)
-{
-  for (int i = 1; i < p2p.size(); i++) {
-    int peer = p2p.rank() ^ i;
-    p2p.sendrecv(peer, send_bytes, peer, recv_bytes, kAllToAllTag);
-  }
-}
-
-void alltoall_bruck(PointToPoint& p2p, int64_t send_bytes)
-{
-  const int p = p2p.size();
-  const int r = p2p.rank();
-  for (int pof2 = 1; pof2 < p; pof2 *= 2) {
-    int blocks = 0;
-    for (int block = 1; block < p; block++)
-      if (block & pof2)
-        blocks++;
-    int64_t bytes = blocks * send_bytes;
-    p2p.sendrecv((r + pof2) % p, bytes, (r - pof2 + p) % p, bytes, kAllToAllTag);
-  }
-}
-
 } // namespace
 
 void barrier(PointToPoint& p2p)
@@ -128,34 +103,18 @@ void barrier(PointToPoint& p2p)
 
 void bcast(PointToPoint& p2p, int64_t bytes, int root)
 {
-  const int p   = p2p.size();
-  const int r   = p2p.rank();
-  const int rel = (r - root + p) % p;
-  int mask      = 1;
-  while (mask < p) { // receive from the parent
-    if (rel & mask) {
-      p2p.recv((r - mask + p) % p, kBcastTag, bytes);
-      break;
-    }
-    mask <<= 1;
-  }
-  mask >>= 1;
-  while (mask > 0) { // send to the children, largest subtree first
-    if (rel + mask < p)
-      p2p.send((r + mask) % p, kBcastTag, bytes);
-    mask >>= 1;
-  }
+  algorithms::binomial_tree_bcast(p2p, inner(ActionType::Bcast, bytes, root), {}, trace::collective_tag(ActionType::Bcast));
 }
 
 void reduce(PointToPoint& p2p, int64_t bytes, int root)
 {
-  linear_to_root(p2p, bytes, [bytes](int) { return bytes; }, root, kReduceTag);
+  algorithms::linear_reduce(p2p, inner(ActionType::Reduce, bytes, root), {}, trace::collective_tag(ActionType::Reduce));
 }
 
 void allreduce(PointToPoint& p2p, int64_t bytes)
 {
-  reduce(p2p, bytes, 0);
-  bcast(p2p, bytes, 0);
+  algorithms::redbcast_allreduce(p2p, inner(ActionType::AllReduce, bytes), {},
+                                 trace::collective_tag(ActionType::AllReduce));
 }
 
 AllToAllAlgorithm alltoall_algorithm(int p, int64_t b)
@@ -191,19 +150,22 @@ AllToAllAlgorithm alltoall_algorithm(int p, int64_t b)
 
 void alltoall(PointToPoint& p2p, int64_t send_bytes, int64_t recv_bytes)
 {
+  trace::Action a = inner(ActionType::AllToAll, send_bytes);
+  a.bytes2        = recv_bytes;
+  const int tag   = trace::collective_tag(ActionType::AllToAll);
   switch (alltoall_algorithm(p2p.size(), send_bytes)) {
     case AllToAllAlgorithm::Bruck:
-      alltoall_bruck(p2p, send_bytes);
+      algorithms::bruck_alltoall(p2p, a, {}, tag);
       break;
     case AllToAllAlgorithm::Pair:
       // SMPI's pairwise exchange only exists for a power-of-two number of ranks (it aborts otherwise).
       if (is_power_of_two(p2p.size())) {
-        alltoall_pair(p2p, send_bytes, recv_bytes);
+        algorithms::xor_pair_alltoall(p2p, a, {}, tag);
         break;
       }
       [[fallthrough]];
     case AllToAllAlgorithm::Linear:
-      alltoall_linear(p2p, send_bytes, recv_bytes);
+      algorithms::linear_alltoall(p2p, a, {}, tag);
       break;
   }
 }
@@ -315,12 +277,12 @@ void scan(PointToPoint& p2p, int64_t bytes)
 }
 
 namespace {
-using trace::ActionType;
 
 class SmpiDefaultCollectives : public mpi::CollectiveAlgorithms {
 public:
-  explicit SmpiDefaultCollectives(std::map<ActionType, nonblocking::Algorithm> nonblocking)
-      : nonblocking_(std::move(nonblocking))
+  SmpiDefaultCollectives(std::map<ActionType, algorithms::Algorithm> blocking,
+                         std::map<ActionType, algorithms::Algorithm> nonblocking)
+      : blocking_(std::move(blocking)), nonblocking_(std::move(nonblocking))
   {
   }
 
@@ -335,6 +297,10 @@ public:
       return recorder.take();
     }
     ScheduleRecorder recorder(rank, size);
+    if (auto chosen = blocking_.find(a.type); chosen != blocking_.end()) {
+      chosen->second(recorder, a, counts, trace::collective_tag(a.type));
+      return recorder.take();
+    }
     switch (a.type) {
       case ActionType::Barrier:
         barrier(recorder);
@@ -386,13 +352,18 @@ public:
   }
 
 private:
-  std::map<ActionType, nonblocking::Algorithm> nonblocking_; // chosen by progsim/nbc-algorithms
+  std::map<ActionType, algorithms::Algorithm> blocking_;    // chosen by progsim/coll-algorithms
+  std::map<ActionType, algorithms::Algorithm> nonblocking_; // chosen by progsim/nbc-algorithms
 };
 } // namespace
 
-std::unique_ptr<mpi::CollectiveAlgorithms> make_collectives(const std::string& nbc_algorithms)
+std::unique_ptr<mpi::CollectiveAlgorithms> make_collectives(const std::string& coll_algorithms,
+                                                            const std::string& nbc_algorithms)
 {
-  return std::make_unique<SmpiDefaultCollectives>(nonblocking::parse_choices(nbc_algorithms));
+  using algorithms::Form;
+  return std::make_unique<SmpiDefaultCollectives>(
+      algorithms::parse_choices(coll_algorithms, "progsim/coll-algorithms", Form::Blocking),
+      algorithms::parse_choices(nbc_algorithms, "progsim/nbc-algorithms", Form::NonBlocking));
 }
 
 } // namespace progsim::models::collectives::smpi_default

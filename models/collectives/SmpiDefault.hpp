@@ -29,10 +29,12 @@ void allgatherv(PointToPoint& p2p, int64_t send_bytes, const int64_t* recv_count
 void reduce_scatter(PointToPoint& p2p, const int64_t* counts, int64_t element_bytes);
 void scan(PointToPoint& p2p, int64_t bytes);
 
-/** The default selector's algorithms, as schedules of rounds for the engine; the non-blocking collectives that
- * `nbc_algorithms` names ("ibcast:binomial;...", progsim/nbc-algorithms) run that algorithm of nonblocking/ instead
+/** The default selector's algorithms, as schedules of rounds for the engine; the blocking collectives that
+ * `coll_algorithms` names ("bcast:binomial_tree;...", progsim/coll-algorithms) and the non-blocking ones that
+ * `nbc_algorithms` names ("ibcast:binomial;...", progsim/nbc-algorithms) run that algorithm of algorithms/ instead
  * of SMPI's. Throws std::invalid_argument for an unknown one. */
-std::unique_ptr<mpi::CollectiveAlgorithms> make_collectives(const std::string& nbc_algorithms = "");
+std::unique_ptr<mpi::CollectiveAlgorithms> make_collectives(const std::string& coll_algorithms = "",
+                                                            const std::string& nbc_algorithms  = "");
 
 /** Which alltoall algorithm SMPI's default (Open MPI's decision table) picks for p ranks and b bytes per peer. */
 enum class AllToAllAlgorithm { Linear, Pair, Bruck };

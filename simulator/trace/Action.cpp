@@ -54,42 +54,48 @@ bool nonblocking_collective_from_name(std::string_view name, ActionType& type)
   return name.size() > 1 && name.front() == 'i' && action_from_name(name.substr(1), type) && is_collective(type);
 }
 
-int nonblocking_request_tag(ActionType type)
+int collective_tag(ActionType type)
 {
-  // SMPI's COLL_TAG_* (src/smpi/include/private.hpp; scans use -888), minus one for a call of the application.
+  // SMPI's COLL_TAG_* (src/smpi/include/private.hpp; scans use -888).
   switch (type) {
     case ActionType::Barrier:
-      return -778 - 1;
+      return -778;
     case ActionType::Bcast:
-      return -3334 - 1;
+      return -3334;
     case ActionType::Reduce:
-      return -112 - 1;
+      return -112;
     case ActionType::AllReduce:
-      return -4445 - 1;
+      return -4445;
     case ActionType::AllToAll:
-      return -1112 - 1;
+      return -1112;
     case ActionType::AllToAllV:
-      return -1000 - 1;
+      return -1000;
     case ActionType::Gather:
-      return -445 - 1;
+      return -445;
     case ActionType::GatherV:
-      return -2223 - 1;
+      return -2223;
     case ActionType::Scatter:
-      return -223 - 1;
+      return -223;
     case ActionType::ScatterV:
-      return -334 - 1;
+      return -334;
     case ActionType::AllGather:
-      return -556 - 1;
+      return -556;
     case ActionType::AllGatherV:
-      return -667 - 1;
+      return -667;
     case ActionType::ReduceScatter:
-      return -889 - 1;
+      return -889;
     case ActionType::Scan:
     case ActionType::ExScan:
-      return -888 - 1;
+      return -888;
     default:
       return 0;
   }
+}
+
+int nonblocking_request_tag(ActionType type)
+{
+  int tag = collective_tag(type);
+  return tag == 0 ? 0 : tag - 1; // one below: SMPI's tag for a collective that the application called
 }
 
 bool is_nonblocking_request_tag(int tag)

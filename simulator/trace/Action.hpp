@@ -51,6 +51,9 @@ bool action_from_name(std::string_view name, ActionType& type);
 bool nonblocking_collective_from_name(std::string_view name, ActionType& type);
 /** Whether `type` is a collective operation. */
 bool is_collective(ActionType type);
+/** SMPI's internal tag for the messages of a blocking collective of `type` (SMPI 3.32, src/smpi/include/private.hpp;
+ * 0 for other actions). */
+int collective_tag(ActionType type);
 /** The tag of the request of a non-blocking collective of `type`, which the trace's `wait` and `test` lines name:
  * SMPI's internal tag of the collective minus one (SMPI 3.32, src/smpi/colls/smpi_nbc_impl.cpp; its messages carry
  * it too). Their `src` and `dst` are whatever SMPI's request held, not ranks to rely on. */
@@ -65,7 +68,8 @@ bool is_nonblocking_request_tag(int tag);
  *  - send/isend/recv/irecv: peer = partner, tag, bytes (negative: "probe for the size", recv only)
  *  - wait/test: peer = src, peer2 = dst, tag
  *  - sendRecv: peer = dst, peer2 = src, bytes = sent, bytes2 = received
- *  - bcast: bytes, root; reduce: bytes, flops (comp_size), root; allreduce/scan/exscan: bytes, flops
+ *  - bcast: bytes, root; reduce: bytes, flops (comp_size), root; allreduce/scan/exscan: bytes, flops; all four:
+ *    bytes2 = element size
  *  - alltoall/gather/allgather/scatter: bytes = per-peer send size, bytes2 = per-peer receive size, root
  *  - gatherv/allgatherv: bytes = send size, vector = receive counts; scatterv: vector = send counts, bytes2 = recv
  *  - alltoallv: vector = send counts, vector2 = receive counts

@@ -271,21 +271,24 @@ Action parse_arguments(const LineParser& p, ActionType type, int world, int& def
       break;
     case ActionType::Bcast:
       p.require(1);
-      a.bytes = p.bytes(2, "count", p.type_size(4));
-      a.root  = p.root_arg(3);
+      a.bytes  = p.bytes(2, "count", p.type_size(4));
+      a.bytes2 = p.type_size(4); // the element size: some algorithms split the vector by elements
+      a.root   = p.root_arg(3);
       break;
     case ActionType::Reduce:
       p.require(2);
-      a.bytes = p.bytes(2, "count", p.type_size(5));
-      a.flops = p.nonnegative(3, "flops");
-      a.root  = p.root_arg(4);
+      a.bytes  = p.bytes(2, "count", p.type_size(5));
+      a.bytes2 = p.type_size(5);
+      a.flops  = p.nonnegative(3, "flops");
+      a.root   = p.root_arg(4);
       break;
     case ActionType::AllReduce:
     case ActionType::Scan:
     case ActionType::ExScan:
       p.require(2);
-      a.bytes = p.bytes(2, "count", p.type_size(4));
-      a.flops = p.nonnegative(3, "flops");
+      a.bytes  = p.bytes(2, "count", p.type_size(4));
+      a.bytes2 = p.type_size(4);
+      a.flops  = p.nonnegative(3, "flops");
       break;
     case ActionType::AllToAll:
     case ActionType::AllGather:

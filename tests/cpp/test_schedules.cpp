@@ -97,7 +97,7 @@ Schedule nonblocking(ActionType type, int rank, int size, const std::string& cho
   action.bytes2      = bytes;
   action.root        = root;
   progsim::trace::CountPool counts;
-  return coll::make_collectives(choice)->schedule(action, rank, size, counts);
+  return coll::make_collectives("", choice)->schedule(action, rank, size, counts);
 }
 
 /** A binomial broadcast's tree, read off the schedules: each rank's parent (-1 for the root). */
@@ -166,14 +166,14 @@ TEST(NonBlockingSchedule, DisseminationAndPairwiseTakeLog2AndPMinus1Rounds)
 TEST(NonBlockingSchedule, AnUnknownChoiceIsNamed)
 {
   try {
-    coll::make_collectives("ibcast:ring");
+    coll::make_collectives("", "ibcast:ring");
     FAIL() << "no error";
   } catch (const std::invalid_argument& error) {
     EXPECT_NE(std::string(error.what()).find("'ibcast:ring': no such algorithm; known: ibarrier:dissemination"),
               std::string::npos)
         << error.what();
   }
-  EXPECT_THROW(coll::make_collectives("bcast:binomial"), std::invalid_argument);
+  EXPECT_THROW(coll::make_collectives("", "bcast:binomial"), std::invalid_argument);
   EXPECT_EQ(describe(nonblocking(ActionType::Bcast, 0, 4, "ibcast:binomial;ibcast:smpi")), "S1 S2 S3");
 }
 
@@ -201,7 +201,7 @@ TEST(NonBlockingSchedule, LibnbcSelectsLinearBinomialOrChainAsOpenMpiDoes)
   EXPECT_EQ(describe(nonblocking_bcast(0, 16, 1024, "libnbc")), "S8 S4 S2 S1");
   EXPECT_EQ(nonblocking_bcast(0, 16, 100 * 1024, "libnbc").rounds.size(), 13u);   // 100 KiB / 8 KiB
   EXPECT_EQ(nonblocking_bcast(0, 16, 1 << 20, "ibcast:libnbc").rounds.size(), 32u); // 1 MiB / 32 KiB
-  EXPECT_THROW(coll::make_collectives("mvapich"), std::invalid_argument);
+  EXPECT_THROW(coll::make_collectives("", "mvapich"), std::invalid_argument);
 }
 
 namespace {
@@ -236,4 +236,89 @@ TEST(NonBlockingSchedule, LibnbcSelectsTheAllreduceAsOpenMpiDoes)
   EXPECT_EQ(describe(nonblocking_allreduce(2, 3, 1 << 20, "libnbc")), "S0 | R0");
   EXPECT_EQ(describe(nonblocking_allreduce(1, 16, 1024, "libnbc")), describe(nonblocking_allreduce(1, 16, 1024, "iallreduce:binomial")));
   EXPECT_EQ(nonblocking_allreduce(1, 16, 1 << 20, "libnbc").rounds.size(), 8u); // 2 log2 16
+}
+
+namespace {
+Schedule blocking(ActionType type, int rank, int size, const std::string& choice, int64_t bytes = 8,
+                  int64_t element = 8)
+{
+  Action action;
+  action.type   = type;
+  action.bytes  = bytes;
+  action.bytes2 = type == ActionType::AllToAll || type == ActionType::AllGather ? bytes : element;
+  progsim::trace::CountPool counts;
+  return coll::make_collectives(choice)->schedule(action, rank, size, counts);
+}
+
+int64_t total_sent(const Schedule& schedule)
+{
+  int64_t sum = 0;
+  for (auto const& round : schedule.rounds)
+    for (auto const& t : round.transfers)
+      sum += t.is_send ? t.bytes : 0;
+  return sum;
+}
+} // namespace
+
+TEST(BlockingSchedule, SmpisBinomialTreeSendsToOneChildAtATime)
+{
+  // Each send blocks (a round of its own), largest subtree first; binomial_bcast.cpp posts them together.
+  EXPECT_EQ(describe(blocking(ActionType::Bcast, 0, 8, "bcast:binomial_tree")), "S4 | S2 | S1");
+  EXPECT_EQ(describe(blocking(ActionType::Bcast, 6, 8, "bcast:binomial_tree")), "R4 | S7");
+  EXPECT_EQ(describe(blocking(ActionType::Bcast, 0, 8, "bcast:binomial_tree;bcast:smpi")),
+            describe(blocking(ActionType::Bcast, 0, 8, ""))); // SMPI's default is that tree
+}
+
+TEST(BlockingSchedule, TheLogicalRingSendsOneChunkPerStepAndLeavesTheRestToTheDefault)
+{
+  // 10 elements of 8 bytes over 4 ranks: 6 steps of 2 elements, then the 2 left over reduced and broadcast.
+  auto lr = blocking(ActionType::AllReduce, 1, 4, "allreduce:lr", 80);
+  ASSERT_EQ(lr.rounds.size(), 6u + 2u); // rank 1: send to root 0, then receive from it
+  EXPECT_EQ(describe(lr).substr(0, 5), "S2 R0");
+  EXPECT_EQ(lr.rounds[0].transfers[0].bytes, 16);
+  EXPECT_EQ(lr.rounds[6].transfers[0].bytes, 16); // the remainder: 2 elements to the root
+  // Fewer elements than ranks: the default reduce + broadcast alone.
+  EXPECT_EQ(describe(blocking(ActionType::AllReduce, 1, 4, "allreduce:lr", 24)),
+            describe(blocking(ActionType::AllReduce, 1, 4, "allreduce:redbcast", 24)));
+}
+
+TEST(BlockingSchedule, RecursiveDoublingAllgatherDoublesWhatItSendsAndFixesUpMissingPartners)
+{
+  // 8 ranks: 3 exchanges of 1, 2 and 4 blocks.
+  auto full = blocking(ActionType::AllGather, 5, 8, "allgather:rdb", 100);
+  EXPECT_EQ(describe(full), "S4 R4 | S7 R7 | S1 R1");
+  EXPECT_EQ(full.rounds[2].transfers[0].bytes, 400);
+  // Whatever the rank count, every rank ends with the p - 1 other blocks.
+  for (int p : {5, 6, 7, 12}) {
+    for (int r = 0; r < p; r++) {
+      auto schedule  = blocking(ActionType::AllGather, r, p, "allgather:rdb", 100);
+      int64_t received = 0;
+      for (auto const& round : schedule.rounds)
+        for (auto const& t : round.transfers)
+          received += t.is_send ? 0 : t.bytes;
+      EXPECT_EQ(received, 100 * (p - 1)) << p << " ranks, rank " << r;
+    }
+  }
+}
+
+TEST(BlockingSchedule, BarriersExchangeLog2RoundsOfEmptyMessages)
+{
+  EXPECT_EQ(describe(blocking(ActionType::Barrier, 3, 8, "barrier:ompi_recursivedoubling")), "S2 R2 | S1 R1 | S7 R7");
+  // 6 ranks: 4 and 5 check in with 0 and 1, which release them after the 4-rank exchange.
+  EXPECT_EQ(describe(blocking(ActionType::Barrier, 5, 6, "barrier:ompi_recursivedoubling")), "S1 R1");
+  EXPECT_EQ(describe(blocking(ActionType::Barrier, 1, 6, "barrier:ompi_recursivedoubling")), "R5 | S0 R0 | S3 R3 | S5");
+  EXPECT_EQ(total_sent(blocking(ActionType::Barrier, 1, 6, "barrier:ompi_bruck")), 0);
+}
+
+TEST(BlockingSchedule, AlltoallsMoveTheSameBytesInDifferentRounds)
+{
+  // p - 1 blocks leave each rank whatever the algorithm; Bruck packs them into log2 p rounds of p / 2 blocks.
+  for (const char* algorithm : {"alltoall:pair", "alltoall:ring", "alltoall:basic_linear"})
+    EXPECT_EQ(total_sent(blocking(ActionType::AllToAll, 3, 8, algorithm, 10)), 70) << algorithm;
+  auto bruck = blocking(ActionType::AllToAll, 3, 8, "alltoall:bruck", 10);
+  EXPECT_EQ(bruck.rounds.size(), 3u);
+  EXPECT_EQ(total_sent(bruck), 3 * 40);
+  EXPECT_EQ(describe(blocking(ActionType::AllToAll, 3, 4, "alltoall:pair")), "S2 R2 | S1 R1 | S0 R0");
+  EXPECT_THROW(blocking(ActionType::AllToAll, 3, 6, "alltoall:pair"), std::invalid_argument);
+  EXPECT_THROW(coll::make_collectives("ibcast:binomial"), std::invalid_argument); // that is a non-blocking choice
 }

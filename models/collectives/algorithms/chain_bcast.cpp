@@ -1,11 +1,11 @@
 /* Chain (pipelined) broadcast: the message travels in fragments along the ranks root, root + 1, ...; a rank forwards
  * fragment f while it receives fragment f + 1, so that every hop is busy once the pipeline is full. Each fragment is
  * a round: a rank that is not progressing stalls the whole chain behind it. */
-#include "collectives/nonblocking/Algorithms.hpp"
+#include "collectives/algorithms/Algorithms.hpp"
 
 #include <algorithm>
 
-namespace progsim::models::collectives::nonblocking {
+namespace progsim::models::collectives::algorithms {
 
 void chain_bcast(PointToPoint& p2p, const trace::Action& action, int tag, int64_t fragment)
 {
@@ -38,4 +38,4 @@ void chain_bcast(PointToPoint& p2p, const trace::Action& action, const trace::Co
   chain_bcast(p2p, action, tag, 32768);
 }
 
-} // namespace progsim::models::collectives::nonblocking
+} // namespace progsim::models::collectives::algorithms

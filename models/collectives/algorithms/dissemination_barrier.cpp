@@ -1,8 +1,8 @@
 /* Dissemination barrier: in each of ceil(log2 p) rounds a rank sends an empty message to the rank 2^k above it and
  * receives one from the rank 2^k below (Hensgen, Finkel and Manber 1988), as libnbc's ibarrier. */
-#include "collectives/nonblocking/Algorithms.hpp"
+#include "collectives/algorithms/Algorithms.hpp"
 
-namespace progsim::models::collectives::nonblocking {
+namespace progsim::models::collectives::algorithms {
 
 void dissemination_barrier(PointToPoint& p2p, const trace::Action&, const trace::CountPool&, int tag)
 {
@@ -12,4 +12,4 @@ void dissemination_barrier(PointToPoint& p2p, const trace::Action&, const trace:
     p2p.sendrecv((r + distance) % p, 0, (r - distance + p) % p, 0, tag);
 }
 
-} // namespace progsim::models::collectives::nonblocking
+} // namespace progsim::models::collectives::algorithms

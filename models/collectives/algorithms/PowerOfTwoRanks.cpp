@@ -1,6 +1,6 @@
-#include "collectives/nonblocking/Algorithms.hpp"
+#include "collectives/algorithms/Algorithms.hpp"
 
-namespace progsim::models::collectives::nonblocking {
+namespace progsim::models::collectives::algorithms {
 
 PowerOfTwoRanks::PowerOfTwoRanks(PointToPoint& p2p, int64_t bytes, int tag)
     : p2p_(p2p), rank_(p2p.rank()), bytes_(bytes), tag_(tag)
@@ -27,4 +27,4 @@ void PowerOfTwoRanks::finish()
     p2p_.send(rank_ + 1, tag_, bytes_);
 }
 
-} // namespace progsim::models::collectives::nonblocking
+} // namespace progsim::models::collectives::algorithms

@@ -1,7 +1,7 @@
 /* Linear broadcast: the root sends to every other rank at once, each receives from the root (one round). */
-#include "collectives/nonblocking/Algorithms.hpp"
+#include "collectives/algorithms/Algorithms.hpp"
 
-namespace progsim::models::collectives::nonblocking {
+namespace progsim::models::collectives::algorithms {
 
 void linear_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool&, int tag)
 {
@@ -16,4 +16,4 @@ void linear_bcast(PointToPoint& p2p, const trace::Action& action, const trace::C
   p2p.wait_all(sends);
 }
 
-} // namespace progsim::models::collectives::nonblocking
+} // namespace progsim::models::collectives::algorithms

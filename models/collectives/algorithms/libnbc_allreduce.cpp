@@ -3,9 +3,9 @@
  * least as many elements as the largest power of two below p (here: bytes, the trace giving no element size; true for
  * every vector of 64 KiB or more below 65 536 ranks), a ring otherwise. (libnbc also takes binomial for an op that
  * does not commute or in place; the trace says neither.) */
-#include "collectives/nonblocking/Algorithms.hpp"
+#include "collectives/algorithms/Algorithms.hpp"
 
-namespace progsim::models::collectives::nonblocking {
+namespace progsim::models::collectives::algorithms {
 
 void libnbc_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
 {
@@ -21,4 +21,4 @@ void libnbc_allreduce(PointToPoint& p2p, const trace::Action& action, const trac
     ring_allreduce(p2p, action, counts, tag);
 }
 
-} // namespace progsim::models::collectives::nonblocking
+} // namespace progsim::models::collectives::algorithms

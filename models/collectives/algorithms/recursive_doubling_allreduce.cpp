@@ -1,9 +1,9 @@
 /* Recursive-doubling allreduce: in each of log2 p rounds a rank exchanges its whole vector with the rank whose number
  * differs in one bit. With p not a power of two, the first p - p' ranks of odd number first hand their vector to
  * their even neighbour and get the result back at the end (PowerOfTwoRanks), as MPICH does. */
-#include "collectives/nonblocking/Algorithms.hpp"
+#include "collectives/algorithms/Algorithms.hpp"
 
-namespace progsim::models::collectives::nonblocking {
+namespace progsim::models::collectives::algorithms {
 
 void recursive_doubling_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool&, int tag)
 {
@@ -16,4 +16,4 @@ void recursive_doubling_allreduce(PointToPoint& p2p, const trace::Action& action
   group.finish();
 }
 
-} // namespace progsim::models::collectives::nonblocking
+} // namespace progsim::models::collectives::algorithms

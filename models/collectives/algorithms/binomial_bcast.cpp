@@ -1,8 +1,8 @@
 /* Binomial-tree broadcast: a rank receives from its parent, then sends to all its children at once; the tree has
  * ceil(log2 p) levels (16 ranks: 4). As the tree algorithms of Open MPI's libnbc and MPICH post it. */
-#include "collectives/nonblocking/Algorithms.hpp"
+#include "collectives/algorithms/Algorithms.hpp"
 
-namespace progsim::models::collectives::nonblocking {
+namespace progsim::models::collectives::algorithms {
 
 void binomial_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool&, int tag)
 {
@@ -20,4 +20,4 @@ void binomial_bcast(PointToPoint& p2p, const trace::Action& action, const trace:
   p2p.wait_all(children);
 }
 
-} // namespace progsim::models::collectives::nonblocking
+} // namespace progsim::models::collectives::algorithms

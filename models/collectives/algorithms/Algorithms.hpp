@@ -1,8 +1,9 @@
 /*
- * Round-by-round algorithms for the non-blocking collectives, one file each in this folder, written with the
- * point-to-point calls of PointToPoint and recorded as rounds (a round's messages are posted together; the next
- * round starts when they all completed). progsim/nbc-algorithms chooses one per collective; the others run SMPI's
- * own non-blocking algorithms (../SmpiNonBlocking.cpp, one round each).
+ * Collective algorithms, one file each in this folder, written with the point-to-point calls of PointToPoint and
+ * recorded as rounds (a round's messages are posted together; the next round starts when they all completed).
+ * Any of them runs a blocking collective (progsim/coll-algorithms, "bcast:binomial_tree") or a non-blocking one
+ * (progsim/nbc-algorithms, "ibcast:binomial"); the collectives not chosen run SMPI's default selection
+ * (../SmpiDefault.cpp) or SMPI's own non-blocking algorithms (../SmpiNonBlocking.cpp, one round each).
  */
 #pragma once
 
@@ -14,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-namespace progsim::models::collectives::nonblocking {
+namespace progsim::models::collectives::algorithms {
 
 /** One algorithm: `action`'s collective for `p2p`'s rank, its messages under `tag`. */
 using Algorithm = void (*)(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
@@ -25,12 +26,17 @@ struct NamedAlgorithm {
   Algorithm run;
 };
 
-/** Every algorithm of this folder. */
+/** Every algorithm of this folder, by collective and name (SMPI's names where SMPI has the algorithm). */
 const std::vector<NamedAlgorithm>& algorithms();
 
-/** Parses "ibcast:binomial;iallreduce:recursive-doubling" (empty: none); a name alone ("libnbc") chooses that
- * algorithm for every collective that has one. Throws std::invalid_argument naming the known ones. */
-std::map<trace::ActionType, Algorithm> parse_choices(const std::string& text);
+/** Which form of the collectives a setting chooses for: blocking ("bcast:...") or non-blocking ("ibcast:..."). */
+enum class Form { Blocking, NonBlocking };
+
+/** Parses `parameter`'s value, "bcast:binomial_tree;allreduce:rdb" for blocking collectives or
+ * "ibcast:binomial;iallreduce:recursive-doubling" for non-blocking ones (empty: none). A name alone ("libnbc")
+ * chooses that algorithm for every collective that has one; "<collective>:smpi" or "smpi" alone go back to SMPI's.
+ * Throws std::invalid_argument naming `parameter` and the known algorithms. */
+std::map<trace::ActionType, Algorithm> parse_choices(const std::string& text, const std::string& parameter, Form form);
 
 /**
  * Recursive exchanges need a power of two of ranks: with p' the largest at most p, the first 2 (p - p') ranks pair
@@ -58,6 +64,18 @@ private:
   int virtual_rank_ = -1;
 };
 
+void binomial_tree_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void linear_reduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void redbcast_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void lr_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void linear_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void xor_pair_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void bruck_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void shift_allgather(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void recursive_doubling_allgather(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
+                                  int tag);
+void recursive_doubling_barrier(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
+                                int tag);
 void linear_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void binomial_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 /** A chain of 32 KiB fragments; the other form takes the fragment size. */
@@ -73,4 +91,4 @@ void recursive_doubling_allreduce(PointToPoint& p2p, const trace::Action& action
 void dissemination_barrier(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void pairwise_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 
-} // namespace progsim::models::collectives::nonblocking
+} // namespace progsim::models::collectives::algorithms

@@ -1,9 +1,9 @@
 /* Binomial allreduce: a binomial reduce to rank 0 (in round r a rank whose number is a multiple of 2^r receives the
  * partial result of rank + 2^(r-1), a round each; the others send theirs and leave), then a binomial broadcast back
  * (a rank receives from its parent, then sends to all its children). Open MPI libnbc's "binomial" iallreduce. */
-#include "collectives/nonblocking/Algorithms.hpp"
+#include "collectives/algorithms/Algorithms.hpp"
 
-namespace progsim::models::collectives::nonblocking {
+namespace progsim::models::collectives::algorithms {
 
 void binomial_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
 {
@@ -22,4 +22,4 @@ void binomial_allreduce(PointToPoint& p2p, const trace::Action& action, const tr
   binomial_bcast(p2p, down, counts, tag);
 }
 
-} // namespace progsim::models::collectives::nonblocking
+} // namespace progsim::models::collectives::algorithms

@@ -1,9 +1,9 @@
 /* Open MPI's ibcast as its libnbc component selects it (ompi/mca/coll/libnbc/nbc_ibcast.c): linear up to 4 ranks,
  * a binomial tree below 64 KiB, a chain of 8 KiB fragments below 512 KiB, of 32 KiB fragments above. (libnbc's tree
  * sends to vrank + 2^r where this one sends to rank + p/2^r first: the same binomial tree, mirrored.) */
-#include "collectives/nonblocking/Algorithms.hpp"
+#include "collectives/algorithms/Algorithms.hpp"
 
-namespace progsim::models::collectives::nonblocking {
+namespace progsim::models::collectives::algorithms {
 
 void libnbc_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
 {
@@ -17,4 +17,4 @@ void libnbc_bcast(PointToPoint& p2p, const trace::Action& action, const trace::C
     chain_bcast(p2p, action, tag, 32768);
 }
 
-} // namespace progsim::models::collectives::nonblocking
+} // namespace progsim::models::collectives::algorithms

@@ -2,9 +2,9 @@
  * vector with the rank whose number differs in one bit, leaving each rank 1/p of the reduced vector; recursive
  * doubling gathers it back. With p not a power of two, the first ranks pair up first (PowerOfTwoRanks). Open MPI
  * libnbc's "redscat_allgather" iallreduce, MPICH's for long vectors. */
-#include "collectives/nonblocking/Algorithms.hpp"
+#include "collectives/algorithms/Algorithms.hpp"
 
-namespace progsim::models::collectives::nonblocking {
+namespace progsim::models::collectives::algorithms {
 
 void rabenseifner_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool&, int tag)
 {
@@ -24,4 +24,4 @@ void rabenseifner_allreduce(PointToPoint& p2p, const trace::Action& action, cons
   group.finish();
 }
 
-} // namespace progsim::models::collectives::nonblocking
+} // namespace progsim::models::collectives::algorithms

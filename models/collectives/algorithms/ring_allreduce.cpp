@@ -1,8 +1,8 @@
 /* Ring allreduce: the vector in p segments; p - 1 rounds of reduce-scatter, then p - 1 rounds of allgather, each a
  * segment sent to the right neighbour while one arrives from the left. Open MPI libnbc's "ring" iallreduce. */
-#include "collectives/nonblocking/Algorithms.hpp"
+#include "collectives/algorithms/Algorithms.hpp"
 
-namespace progsim::models::collectives::nonblocking {
+namespace progsim::models::collectives::algorithms {
 
 void ring_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool&, int tag)
 {
@@ -20,4 +20,4 @@ void ring_allreduce(PointToPoint& p2p, const trace::Action& action, const trace:
   }
 }
 
-} // namespace progsim::models::collectives::nonblocking
+} // namespace progsim::models::collectives::algorithms

@@ -1,0 +1,116 @@
+/* The algorithms of this folder, by collective and name: adding one is a file and a line here. Where SMPI 3.32 has
+ * the algorithm, it goes by SMPI's name (smpi/<collective>:<name>), so that a cross-check selects the same one in
+ * both simulators. */
+#include "collectives/algorithms/Algorithms.hpp"
+
+#include <stdexcept>
+
+namespace progsim::models::collectives::algorithms {
+
+using trace::ActionType;
+
+const std::vector<NamedAlgorithm>& algorithms()
+{
+  static const std::vector<NamedAlgorithm> all = {
+      {ActionType::Barrier, "dissemination", dissemination_barrier},
+      {ActionType::Barrier, "ompi_bruck", dissemination_barrier}, // SMPI's name for it
+      {ActionType::Barrier, "ompi_recursivedoubling", recursive_doubling_barrier},
+      {ActionType::Bcast, "linear", linear_bcast},
+      {ActionType::Bcast, "flattree", linear_bcast}, // SMPI's name for it
+      {ActionType::Bcast, "binomial", binomial_bcast},
+      {ActionType::Bcast, "binomial_tree", binomial_tree_bcast},
+      {ActionType::Bcast, "chain", chain_bcast},
+      {ActionType::Bcast, "libnbc", libnbc_bcast}, // Open MPI's selection
+      {ActionType::Reduce, "linear", linear_reduce},
+      {ActionType::AllReduce, "binomial", binomial_allreduce},
+      {ActionType::AllReduce, "recursive-doubling", recursive_doubling_allreduce},
+      {ActionType::AllReduce, "rdb", recursive_doubling_allreduce}, // SMPI's name for it
+      {ActionType::AllReduce, "ring", ring_allreduce},
+      {ActionType::AllReduce, "lr", lr_allreduce},
+      {ActionType::AllReduce, "redbcast", redbcast_allreduce},
+      {ActionType::AllReduce, "rabenseifner", rabenseifner_allreduce},
+      {ActionType::AllReduce, "libnbc", libnbc_allreduce}, // Open MPI's selection
+      {ActionType::AllToAll, "pairwise", pairwise_alltoall},
+      {ActionType::AllToAll, "ring", pairwise_alltoall}, // SMPI's name for it
+      {ActionType::AllToAll, "pair", xor_pair_alltoall},
+      {ActionType::AllToAll, "basic_linear", linear_alltoall},
+      {ActionType::AllToAll, "bruck", bruck_alltoall},
+      {ActionType::AllGather, "ring", shift_allgather},
+      {ActionType::AllGather, "rdb", recursive_doubling_allgather},
+  };
+  return all;
+}
+
+namespace {
+
+std::string collective_name(ActionType type, Form form)
+{
+  return (form == Form::NonBlocking ? "i" : "") + std::string(trace::action_name(type));
+}
+
+bool collective_from_name(const std::string& name, Form form, ActionType& type)
+{
+  if (form == Form::NonBlocking)
+    return trace::nonblocking_collective_from_name(name, type);
+  return trace::action_from_name(name, type) && trace::is_collective(type);
+}
+
+std::string known(Form form)
+{
+  std::string text;
+  for (auto const& a : algorithms())
+    text += (text.empty() ? "" : ", ") + collective_name(a.collective, form) + ":" + std::string(a.name);
+  return text + " (or smpi: SMPI's own)";
+}
+
+} // namespace
+
+std::map<ActionType, Algorithm> parse_choices(const std::string& text, const std::string& parameter, Form form)
+{
+  std::map<ActionType, Algorithm> chosen;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end         = text.find(';', start);
+    std::string choice = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    start              = end == std::string::npos ? text.size() : end + 1;
+    if (choice.empty())
+      continue;
+    const std::string where = parameter + ": '" + choice + "': ";
+    size_t colon            = choice.find(':');
+    if (colon == std::string::npos) { // a selector: its algorithm for every collective that has one
+      if (choice == "smpi") {
+        chosen.clear();
+        continue;
+      }
+      bool found = false;
+      for (auto const& a : algorithms())
+        if (a.name == choice) {
+          chosen[a.collective] = a.run;
+          found                = true;
+        }
+      if (not found)
+        throw std::invalid_argument(where + "expected <collective>:<algorithm> or a selector (libnbc, smpi), one of " +
+                                    known(form));
+      continue;
+    }
+    ActionType type;
+    if (not collective_from_name(choice.substr(0, colon), form, type))
+      throw std::invalid_argument(where + "expected <collective>:<algorithm>, one of " + known(form));
+    std::string name = choice.substr(colon + 1);
+    if (name == "smpi") {
+      chosen.erase(type);
+      continue;
+    }
+    bool found = false;
+    for (auto const& a : algorithms())
+      if (a.collective == type && a.name == name) {
+        chosen[type] = a.run;
+        found        = true;
+      }
+    if (not found)
+      throw std::invalid_argument(where + "no such algorithm; known: " + known(form));
+  }
+  return chosen;
+}
+
+} // namespace progsim::models::collectives::algorithms
