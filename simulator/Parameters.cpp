@@ -64,6 +64,8 @@ constexpr Spec k_dedicated_per{"progsim/dedicated-per", "", "dedicated-core: one
 constexpr Spec k_dedicated_cores{"progsim/dedicated-cores", "cores", "dedicated-core: cores reserved per node or numa domain"};
 constexpr Spec k_dedicated_step{"progsim/dedicated-step-cost", "s", "dedicated-core: seconds of one step on the progress core"};
 constexpr Spec k_offload_latency{"progsim/offload-step-latency", "s", "offload: seconds of one protocol step run by the NIC"};
+constexpr Spec k_offload_coll_latency{"progsim/offload-collective-latency", "s", "offload: a NIC that offloads collectives runs barrier, bcast, reduce and allreduce in the network, in this time plus the bytes over offload-collective-bandwidth, from the last rank's arrival on, for any rank count"};
+constexpr Spec k_offload_coll_bandwidth{"progsim/offload-collective-bandwidth", "B/s", "offload: the bandwidth at which a collective run in the network streams its bytes"};
 constexpr Spec k_offload_intra{"progsim/offload-intra-node", "", "offload: messages inside a node go through the NIC instead of shared memory (yes or no)"};
 constexpr Spec k_out{"progsim/out", "", "Results file (JSON)"};
 constexpr Spec k_timeline{"progsim/timeline", "", "Event timeline file (JSON lines), empty for none"};
@@ -111,6 +113,8 @@ struct Flags {
   Flag<double> dedicated_step{k_dedicated_step.key, k_dedicated_step.description, 2e-7};
   Flag<double> offload_latency{k_offload_latency.key, k_offload_latency.description, 5e-7};
   Flag<bool> offload_intra{k_offload_intra.key, k_offload_intra.description, false};
+  Flag<double> offload_coll_latency{k_offload_coll_latency.key, k_offload_coll_latency.description, 5e-6};
+  Flag<double> offload_coll_bandwidth{k_offload_coll_bandwidth.key, k_offload_coll_bandwidth.description, 1e10};
   Flag<std::string> out{k_out.key, k_out.description, ""};
   Flag<std::string> timeline{k_timeline.key, k_timeline.description, ""};
   Flag<std::string> platform_source{k_platform_source.key, k_platform_source.description, ""};
@@ -221,6 +225,8 @@ Parameters Parameters::from_flags()
   p.dedicated_cores               = f.dedicated_cores.get();
   p.dedicated_step_cost           = checked(k_dedicated_step, f.dedicated_step.get());
   p.offload_step_latency          = checked(k_offload_latency, f.offload_latency.get());
+  p.offload_collective_latency    = checked(k_offload_coll_latency, f.offload_coll_latency.get());
+  p.offload_collective_bandwidth  = checked(k_offload_coll_bandwidth, f.offload_coll_bandwidth.get(), true);
   p.offload_intra_node            = f.offload_intra.get();
   p.out                           = f.out.get();
   p.timeline                      = f.timeline.get();
@@ -287,6 +293,8 @@ std::vector<ParameterInfo> Parameters::describe()
       info(k_dedicated_step, number(f.dedicated_step.get())),
       info(k_offload_latency, number(f.offload_latency.get())),
       info(k_offload_intra, f.offload_intra.get() ? "yes" : "no"),
+      info(k_offload_coll_latency, number(f.offload_coll_latency.get())),
+      info(k_offload_coll_bandwidth, number(f.offload_coll_bandwidth.get())),
   };
 }
 

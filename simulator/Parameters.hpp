@@ -57,6 +57,8 @@ struct Parameters {
   int dedicated_cores        = 1;
   double dedicated_step_cost = 0;             // s of one step on a dedicated core
   double offload_step_latency = 0;            // s of one step executed by the NIC
+  double offload_collective_latency   = 0;    // s of a collective run by the network in hardware
+  double offload_collective_bandwidth = 0;    // B/s at which it streams its bytes
   bool offload_intra_node     = false;        // messages inside a node go through the NIC (not shared memory)
   std::string out;                            // results file
   std::string timeline;                       // event timeline file (JSON lines)

@@ -19,7 +19,12 @@ public:
   void recv(int from, int64_t bytes) { round_.transfers.push_back({false, from, tag_, bytes}); }
   int rank() const { return rank_; }
   int size() const { return size_; }
-  mpi::Schedule schedule() { return mpi::Schedule{{std::move(round_)}}; }
+  mpi::Schedule schedule()
+  {
+    mpi::Schedule one;
+    one.rounds.push_back(std::move(round_));
+    return one;
+  }
 
 private:
   int rank_;

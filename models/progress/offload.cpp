@@ -3,7 +3,9 @@
  * not the rendezvous matches eager messages only (a request-to-send needs both, since its answer is part of the
  * step). Messages inside a node go through shared memory, driven by the ranks, unless
  * progsim/offload-intra-node routes them through the NIC. The compiled platform names each host's NIC and what
- * it offloads (host properties progsim:nic and progsim:nic-offload); a host without them offloads nothing. */
+ * it offloads (host properties progsim:nic and progsim:nic-offload); a host without them offloads nothing.
+ * Where every rank's NIC offloads collectives, the network runs barrier, bcast, reduce and allreduce whole, in
+ * hardware (mpi/NetworkCollectives), as Blue Gene's collective network and InfiniBand SHARP do for these four. */
 #include "mpi/Endpoint.hpp"
 #include "mpi/World.hpp"
 #include "progress/ProgressAgent.hpp"
@@ -81,8 +83,15 @@ public:
     return endpoint.own_runner();
   }
 
-  // The NIC runs the matching and rendezvous it offloads; a collective's schedule is the host's (no platform here
-  // offloads whole collectives yet): the rank starts each next round in its MPI calls.
+  bool runs_in_network(const trace::Action& action) const override
+  {
+    using trace::ActionType;
+    return network_runs_collectives_ && (action.type == ActionType::Barrier || action.type == ActionType::Bcast ||
+                                         action.type == ActionType::Reduce || action.type == ActionType::AllReduce);
+  }
+
+  // The NIC runs the matching and rendezvous it offloads; the other collectives' schedules are the host's: the rank
+  // starts each next round in its MPI calls.
   bool starts_collective_rounds(const mpi::StepRunner& runner) const override
   {
     return dynamic_cast<const Nic*>(&runner) == nullptr;
@@ -92,10 +101,12 @@ public:
   {
     std::map<std::string, std::shared_ptr<Nic>> nics; // by name, across the platform
     nic_of_.resize(world.size());
+    network_runs_collectives_ = world.size() > 0;
     for (int rank = 0; rank < world.size(); rank++) {
       const sg4::Host* host = world.host_of(rank);
       std::string name      = property(host, "progsim:nic");
       std::string offloads  = property(host, "progsim:nic-offload");
+      network_runs_collectives_ = network_runs_collectives_ && lists(offloads, "collectives"); // every rank's NIC
       bool matching = lists(offloads, "matching"), rendezvous = lists(offloads, "rendezvous");
       if (name.empty() || not(matching || rendezvous)) {
         XBT_VERB("rank %d: its NIC offloads nothing: the rank runs its steps", rank);
@@ -121,6 +132,7 @@ public:
 private:
   double latency_;
   bool intra_node_;
+  bool network_runs_collectives_ = false;
   std::vector<std::shared_ptr<Nic>> nic_of_;
   std::vector<std::shared_ptr<Nic>> nics_;
 };

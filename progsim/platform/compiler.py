@@ -201,7 +201,14 @@ def placement(platform: Platform, ranks: int) -> list[str]:
 
 def engine_config(platform: Platform) -> list[str]:
     """The engine parameters the platform sets; the engine's own defaults apply to the others."""
-    return [*(f"--cfg=progsim/{flag}:{value}" for flag, value in platform.engine_settings),
+    settings = list(platform.engine_settings)
+    set_here = {flag for flag, _ in settings}
+    if any("collectives" in nic.offload for nic in platform.nics) and "offload-collective-bandwidth" not in set_here:
+        # A collective that the network runs in hardware streams through the NICs and the links of its tree: the
+        # slower of the two bounds it.
+        slowest = min(min(nic.bandwidth for nic in platform.nics), platform.interconnect.link.bandwidth)
+        settings.append(("offload-collective-bandwidth", repr(slowest)))
+    return [*(f"--cfg=progsim/{flag}:{value}" for flag, value in settings),
             *(f"--cfg={name}:{value}" for name, value in platform.network_model)]
 
 

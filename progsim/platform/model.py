@@ -223,6 +223,8 @@ _SETTINGS = (
     _Setting("progress.dedicated_core.step_cost", "dedicated-step-cost", "number:s"),
     _Setting("progress.offload.step_latency", "offload-step-latency", "number:s"),
     _Setting("progress.offload.intra_node", "offload-intra-node", "bool"),
+    _Setting("progress.offload.collective_latency", "offload-collective-latency", "number:s"),
+    _Setting("progress.offload.collective_bandwidth", "offload-collective-bandwidth", "positive:Bps"),
 )
 _REQUIRED_SETTINGS = {"mpi.eager_threshold", "mpi.rendezvous"}
 

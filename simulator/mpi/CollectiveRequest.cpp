@@ -22,17 +22,23 @@ void CollectiveRequest::start()
 
 void CollectiveRequest::post_round()
 {
-  if (round_ >= schedule_.rounds.size()) { // the last round's requests stay for the tests that look at them
+  const size_t rounds = schedule_.in_network ? 1 : schedule_.rounds.size();
+  if (round_ >= rounds) { // the last round's requests stay for the tests that look at them
     state_ = State::Complete;
     if (RequestPtr handle = handle_.lock())
       endpoint_.complete(handle);
     return;
   }
-  XBT_VERB("rank %d: collective round %zu of %zu (%zu transfers)", endpoint_.rank(), round_ + 1,
-            schedule_.rounds.size(), schedule_.rounds[round_].transfers.size());
   requests_.clear();
   posting_ = true;
   CollectiveRequest* owner = handle_.expired() ? nullptr : this; // a non-blocking one: its rounds know it
+  if (schedule_.in_network) {
+    requests_.push_back(endpoint_.join_network_collective(*schedule_.in_network, owner));
+    posting_ = false;
+    return;
+  }
+  XBT_VERB("rank %d: collective round %zu of %zu (%zu transfers)", endpoint_.rank(), round_ + 1,
+            schedule_.rounds.size(), schedule_.rounds[round_].transfers.size());
   for (auto const& t : schedule_.rounds[round_].transfers)
     requests_.push_back(t.is_send ? endpoint_.post_send(t.peer, t.tag, t.bytes, Context::Collective, false, owner)
                                   : endpoint_.post_receive(t.peer, t.tag, t.bytes, Context::Collective, owner));

@@ -86,6 +86,17 @@ RequestPtr Endpoint::start_collective(Schedule schedule, int tag)
   return handle;
 }
 
+RequestPtr Endpoint::join_network_collective(const InNetwork& part, CollectiveRequest* collective)
+{
+  RequestPtr request  = make_request(true, rank_, 0, part.bytes, Context::Collective);
+  request->collective = collective;
+  charge(world_.progress().costs().send_overhead);
+  XBT_VERB("rank %d: joins collective #%llu, run by the network", rank_,
+           static_cast<unsigned long long>(part.sequence + 1));
+  world_.network_collectives().join(part.sequence, rank_, request);
+  return request;
+}
+
 void Endpoint::advance_collectives()
 {
   for (size_t i = 0; i < collectives_.size(); i++) // a round started here may complete others' requests

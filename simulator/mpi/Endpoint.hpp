@@ -80,6 +80,9 @@ public:
    * mechanism's runners complete rounds (CollectiveRequest). Returns the request that completes with it, under
    * `tag` (what the trace's wait and test name). */
   RequestPtr start_collective(Schedule schedule, int tag);
+  /** Hands this rank's part of a collective that the network runs to its NIC (one descriptor posted); the request
+   * completes when the network is done. */
+  RequestPtr join_network_collective(const InNetwork& part, CollectiveRequest* collective);
 
   /** Blocks the calling rank until `request` completes, running its own steps meanwhile. */
   void wait(const RequestPtr& request);

@@ -5,6 +5,7 @@
 #include "Parameters.hpp"
 #include "mpi/StepRunner.hpp"
 #include "mpi/Transport.hpp"
+#include "trace/Action.hpp"
 
 #include <simgrid/forward.h>
 #include <simgrid/s4u/Actor.hpp>
@@ -71,6 +72,8 @@ public:
   {
     return runner(endpoint, step, peer);
   }
+  /** Whether the network runs this collective whole, in hardware, for every rank (NetworkCollectives). */
+  virtual bool runs_in_network(const trace::Action&) const { return false; }
   /** Runs `flops` of the calling rank's computation on its core. A mechanism whose agent shares that very core
    * (a progress thread spinning there) lets the agent take its turns here. */
   virtual void compute(mpi::Endpoint&, double flops) { simgrid::s4u::this_actor::execute(flops); }

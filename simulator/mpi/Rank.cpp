@@ -232,7 +232,7 @@ void Rank::run(const Action& a)
 void Rank::run_collective(const Action& a)
 {
   world_.enter_collective(rank_, a);
-  Schedule schedule = world_.collectives().schedule(a, rank_, world_.size(), world_.actions(rank_).counts());
+  Schedule schedule = world_.schedule(rank_, a);
   if (a.nonblocking) { // its first round is posted now; a wait or test of its request completes it
     RequestPtr request = endpoint_.start_collective(std::move(schedule), trace::nonblocking_request_tag(a.type));
     if (a.flops > 0)

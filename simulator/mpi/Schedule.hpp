@@ -4,6 +4,7 @@
 #include "trace/Action.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace progsim::mpi {
@@ -21,9 +22,16 @@ struct Round {
   std::vector<ScheduledTransfer> transfers;
 };
 
-/** The rounds of one rank in one collective. */
+/** A collective that the network runs in hardware (NetworkCollectives): the rank hands it its contribution. */
+struct InNetwork {
+  uint64_t sequence; // the world's collective number
+  int64_t bytes;
+};
+
+/** The rounds of one rank in one collective, or its part in one that the network runs (no rounds then). */
 struct Schedule {
   std::vector<Round> rounds;
+  std::optional<InNetwork> in_network;
 };
 
 /** Turns a collective action of the trace into the schedule of one rank: the algorithms are models. */

@@ -229,6 +229,15 @@ void World::enter_collective(int rank, const trace::Action& action)
     collective_calls_.erase(it);
 }
 
+Schedule World::schedule(int rank, const trace::Action& action)
+{
+  if (not progress_->runs_in_network(action))
+    return collectives_->schedule(action, rank, size(), streams_[rank]->counts());
+  Schedule part;
+  part.in_network = InNetwork{collectives_entered_[rank] - 1, action.type == trace::ActionType::Barrier ? 0 : action.bytes};
+  return part;
+}
+
 void World::check_every_collective_called() const
 {
   // A blocking collective that some rank never calls deadlocks (reported as such); a non-blocking one that nobody

@@ -6,6 +6,7 @@
 #include "mpi/MemorySystem.hpp"
 #include "mpi/Endpoint.hpp"
 #include "mpi/MessageProtocol.hpp"
+#include "mpi/NetworkCollectives.hpp"
 #include "mpi/ProgressModel.hpp"
 #include "mpi/Schedule.hpp"
 #include "trace/TraceSource.hpp"
@@ -79,6 +80,10 @@ public:
   models::progress::ProgressModel& progress() { return *progress_; }
   const models::progress::ProgressModel& progress() const { return *progress_; }
   const CollectiveAlgorithms& collectives() const { return *collectives_; }
+  NetworkCollectives& network_collectives() { return network_collectives_; }
+  /** Rank `rank`'s schedule for `action`, the collective it just entered: its algorithm's rounds, or its part in the
+   * network's run of it where the mechanism has the network run it. */
+  Schedule schedule(int rank, const trace::Action& action);
   const ProtocolTable& protocols() const { return *protocols_; }
   Endpoint& endpoint(int rank) { return *endpoints_[rank]; }
   const Endpoint& endpoint(int rank) const { return *endpoints_[rank]; }
@@ -186,6 +191,7 @@ private:
   std::unique_ptr<models::progress::ProgressModel> progress_;
   std::unique_ptr<ProtocolTable> protocols_;
   std::unique_ptr<CollectiveAlgorithms> collectives_;
+  NetworkCollectives network_collectives_{*this};
   MemorySystem memory_;
   std::vector<std::unique_ptr<Endpoint>> endpoints_;
   std::vector<RankRecord> records_;

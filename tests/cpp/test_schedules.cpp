@@ -219,7 +219,7 @@ TEST(NonBlockingSchedule, AllreduceAlgorithmsAsTheirRoundsSay)
   // Ring: 2 (p - 1) rounds, a segment to the right while one arrives from the left.
   Schedule ring = nonblocking_allreduce(0, 4, 4000, "iallreduce:ring");
   ASSERT_EQ(ring.rounds.size(), 6u);
-  EXPECT_EQ(describe(Schedule{{ring.rounds[0]}}), "S1 R3");
+  EXPECT_EQ(describe(Schedule{{ring.rounds[0]}, std::nullopt}), "S1 R3");
   EXPECT_EQ(ring.rounds[0].transfers[0].bytes, 1000);
   // Rabenseifner on 8: halving (partners 1, 7, 4 for rank 5; half, quarter, eighth), then doubling back.
   Schedule rs = nonblocking_allreduce(5, 8, 8000, "iallreduce:rabenseifner");
