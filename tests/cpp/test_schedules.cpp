@@ -322,3 +322,11 @@ TEST(BlockingSchedule, AlltoallsMoveTheSameBytesInDifferentRounds)
   EXPECT_THROW(blocking(ActionType::AllToAll, 3, 6, "alltoall:pair"), std::invalid_argument);
   EXPECT_THROW(coll::make_collectives("ibcast:binomial"), std::invalid_argument); // that is a non-blocking choice
 }
+
+TEST(NonBlockingSchedule, LibnbcPostsItsAlltoallInOneRoundAndDisseminatesItsBarrier)
+{
+  // nbc_ialltoall.c ends in its linear schedule for every size; nbc_ibarrier.c is a dissemination barrier.
+  EXPECT_EQ(describe(nonblocking(ActionType::AllToAll, 1, 3, "libnbc")), "R0 S0 R2 S2");
+  EXPECT_EQ(describe(nonblocking(ActionType::Barrier, 3, 5, "libnbc")),
+            describe(nonblocking(ActionType::Barrier, 3, 5, "ibarrier:dissemination")));
+}

@@ -89,6 +89,7 @@ void libnbc_allreduce(PointToPoint& p2p, const trace::Action& action, const trac
 void recursive_doubling_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
                                   int tag);
 void dissemination_barrier(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void libnbc_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void pairwise_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 
 } // namespace progsim::models::collectives::algorithms

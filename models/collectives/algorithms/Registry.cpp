@@ -15,6 +15,7 @@ const std::vector<NamedAlgorithm>& algorithms()
       {ActionType::Barrier, "dissemination", dissemination_barrier},
       {ActionType::Barrier, "ompi_bruck", dissemination_barrier}, // SMPI's name for it
       {ActionType::Barrier, "ompi_recursivedoubling", recursive_doubling_barrier},
+      {ActionType::Barrier, "libnbc", dissemination_barrier}, // Open MPI libnbc's (nbc_ibarrier.c)
       {ActionType::Bcast, "linear", linear_bcast},
       {ActionType::Bcast, "flattree", linear_bcast}, // SMPI's name for it
       {ActionType::Bcast, "binomial", binomial_bcast},
@@ -35,6 +36,7 @@ const std::vector<NamedAlgorithm>& algorithms()
       {ActionType::AllToAll, "pair", xor_pair_alltoall},
       {ActionType::AllToAll, "basic_linear", linear_alltoall},
       {ActionType::AllToAll, "bruck", bruck_alltoall},
+      {ActionType::AllToAll, "libnbc", libnbc_alltoall}, // Open MPI's selection
       {ActionType::AllGather, "ring", shift_allgather},
       {ActionType::AllGather, "rdb", recursive_doubling_allgather},
   };
