@@ -74,3 +74,12 @@ def test_other_collectives_stay_with_the_host(tmp_path: Path) -> None:
     line = [f"{{r}} alltoall {SIZE // 16} {SIZE // 16}"]
     assert end(tmp_path / "a", line, "offload", 16) == \
         pytest.approx(end(tmp_path / "b", line, "offload", 16, offload="[matching, rendezvous]"), rel=1e-9)
+
+
+def test_a_rank_that_never_joins_is_named_not_waited_for(tmp_path: Path) -> None:
+    # Ranks 0-2 hand their parts to the network; rank 3 waits for a message nobody sends instead.
+    ranks = [f"{r} init\n{r} allreduce {SIZE} 0\n{r} finalize" for r in range(3)] + ["3 init\n3 recv 0 0 64\n3 finalize"]
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    done = replay(tmp_path, ranks, "offload", nodes=4, offload=WITH_COLLECTIVES, settings=SETTINGS, expect=3)
+    assert "pending part in a collective that the network runs" in done["stderr"]
+    assert "rank 3" in done["stderr"]

@@ -90,6 +90,7 @@ RequestPtr Endpoint::join_network_collective(const InNetwork& part, CollectiveRe
 {
   RequestPtr request  = make_request(true, rank_, 0, part.bytes, Context::Collective);
   request->collective = collective;
+  request->in_network = true;
   charge(world_.progress().costs().send_overhead);
   XBT_VERB("rank %d: joins collective #%llu, run by the network", rank_,
            static_cast<unsigned long long>(part.sequence + 1));

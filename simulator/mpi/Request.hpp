@@ -41,6 +41,7 @@ struct Request {
   Protocol protocol = Protocol::Direct;
   RequestState state = RequestState::Posted;
   bool buffered     = false;            // a blocking send copied aside: the rank goes on before it completes
+  bool in_network   = false;            // a rank's part in a collective that the network runs (no peer)
   int matched_source = -1;              // receive: who it matched
   CollectiveRequest* collective = nullptr; // the non-blocking collective it belongs to (a round's, or its handle)
   std::shared_ptr<CollectiveRequest> keeps; // a non-blocking collective's handle keeps it while the rank holds it

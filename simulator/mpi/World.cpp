@@ -311,6 +311,11 @@ std::string World::deadlock_report() const
     }
     out << "\n";
     for (auto const& request : endpoints_[rank]->pending_requests()) {
+      if (request->in_network) {
+        out << "    pending part in a collective that the network runs, " << request->bytes
+            << " B: waits for every rank's part\n";
+        continue;
+      }
       out << "    pending " << (request->is_send ? "send to " : "receive from ");
       if (request->peer == kAnySource)
         out << "any source";
@@ -330,7 +335,7 @@ std::string World::waiting_cycle() const
   // Each blocked rank waits for one peer (the rank its request names): follow those edges until one repeats.
   auto next = [this](int rank) -> int {
     auto const& request = records_[rank].waiting_for;
-    if (records_[rank].activity != Activity::Blocked || not request || request->peer < 0)
+    if (records_[rank].activity != Activity::Blocked || not request || request->peer < 0 || request->in_network)
       return -1;
     return request->is_send ? request->peer : (request->peer == kAnySource ? -1 : request->peer);
   };
