@@ -223,3 +223,28 @@ def test_the_overlap_benchmark_names_an_unknown_collective() -> None:
     done = run_cli("nbc-overlap", "--platform", "platforms/inti-sandy.yaml", "--collectives", "iallsum")
     assert done.returncode != 0
     assert "--collectives: 'iallsum' is not one of" in done.stderr
+
+
+def test_a_dedicated_core_completes_it_during_a_computation_that_ran_on_one_core_fewer(tmp_path: Path) -> None:
+    # Full nodes: 2 ranks on 2 cores. The reserved core leaves the 2 ranks one core to share, so their computation
+    # of C takes 2 C; libnbc's iallreduce (Rabenseifner, rounds of rendezvous size) completes meanwhile, and the
+    # wait returns at once. Without progression the ranks keep both cores and the collective starts at the wait.
+    nodes, per_node = 4, 2
+
+    def end_with(progress: str, compute: float) -> tuple[float, float]:
+        lines = [f"{{r}} iallreduce {SIZE} 0", *([f"{{r}} compute {compute * 1e9:.0f}"] if compute else []),
+                 f"{{r}} wait -1 -1 {IALLREDUCE_TAG}"]
+        ranks = [f"{r} init\n" + "\n".join(line.format(r=r) for line in lines) + f"\n{r} finalize"
+                 for r in range(nodes * per_node)]
+        directory = tmp_path / f"{progress}-{compute}"
+        directory.mkdir()
+        results = replay(directory, ranks, progress, nodes=nodes, cores=2, ranks_per_node=per_node,
+                         settings=("nbc-algorithms:libnbc",))
+        return max(r["end_time"] for r in results["ranks"]), max(r["compute_time"] for r in results["ranks"])
+
+    alone, _ = end_with("none", 0)
+    assert alone < COMPUTE / 4
+    assert end_with("none", COMPUTE) == pytest.approx((COMPUTE + alone, COMPUTE), rel=0.01)
+    ended, computed = end_with("dedicated-core", COMPUTE)
+    assert computed == pytest.approx(2 * COMPUTE, rel=1e-6)
+    assert ended == pytest.approx(2 * COMPUTE, abs=0.01 * alone)
