@@ -31,21 +31,24 @@ def calls(collective: str, count: int) -> str:
             "barrier": "barrier"}[collective]
 
 
-ALGORITHMS = [("bcast", "binomial_tree"), ("bcast", "flattree"), ("allreduce", "rdb"), ("allreduce", "lr"),
-              ("allreduce", "redbcast"), ("alltoall", "ring"), ("alltoall", "basic_linear"), ("alltoall", "bruck"),
-              ("allgather", "ring"), ("allgather", "rdb"), ("barrier", "ompi_bruck"),
-              ("barrier", "ompi_recursivedoubling")]
-SLOW_AT_250 = {("allreduce", "lr"), ("alltoall", "ring"), ("allgather", "ring"), ("alltoall", "basic_linear")}
+ALGORITHMS = [("bcast", "binomial_tree"), ("bcast", "flattree"), ("bcast", "scatter_LR_allgather"),
+              ("allreduce", "rdb"), ("allreduce", "lr"), ("allreduce", "redbcast"), ("allreduce", "rab_rdb"),
+              ("alltoall", "ring"), ("alltoall", "basic_linear"), ("alltoall", "bruck"),
+              ("alltoall", "mvapich2_scatter_dest"), ("allgather", "ring"), ("allgather", "rdb"),
+              ("barrier", "ompi_bruck"), ("barrier", "ompi_recursivedoubling")]
+POWER_OF_TWO_ONLY = [("alltoall", "pair"), ("bcast", "scatter_rdb_allgather")]
+SLOW_AT_250 = {("allreduce", "lr"), ("alltoall", "ring"), ("allgather", "ring"), ("alltoall", "basic_linear"),
+               ("alltoall", "mvapich2_scatter_dest")}
 
 
 def cases() -> list:
     out = []
-    for collective, algorithm in ALGORITHMS + [("alltoall", "pair")]:
+    for collective, algorithm in ALGORITHMS + POWER_OF_TWO_ONLY:
         for platform_name, ranks, per_node in [("lima", 8, 2), ("lima", 48, 2), ("irene-bxi", 250, 16),
                                                ("irene-bxi", 256, 16)]:
-            if algorithm == "pair" and ranks & (ranks - 1):
+            if (collective, algorithm) in POWER_OF_TWO_ONLY and ranks & (ranks - 1):
                 continue  # SMPI's pair alltoall refuses other rank counts (tested below)
-            if ranks == 256 and algorithm != "pair":
+            if ranks == 256 and (collective, algorithm) not in POWER_OF_TWO_ONLY:
                 continue  # 250 covers the large counts; 256 is for the power-of-two-only algorithm
             for count in (SMALL, LARGE):
                 if (collective, algorithm) == ("alltoall", "basic_linear") and ranks == 250 and count == LARGE:

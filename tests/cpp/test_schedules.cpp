@@ -94,7 +94,8 @@ Schedule nonblocking(ActionType type, int rank, int size, const std::string& cho
   action.type        = type;
   action.nonblocking = true;
   action.bytes       = bytes;
-  action.bytes2      = bytes;
+  // per-peer receive size, or the element size of a vector (bytes: 1)
+  action.bytes2      = type == ActionType::AllToAll || type == ActionType::AllGather ? bytes : 1;
   action.root        = root;
   progsim::trace::CountPool counts;
   return coll::make_collectives("", choice)->schedule(action, rank, size, counts);
@@ -221,9 +222,10 @@ TEST(NonBlockingSchedule, AllreduceAlgorithmsAsTheirRoundsSay)
   ASSERT_EQ(ring.rounds.size(), 6u);
   EXPECT_EQ(describe(Schedule{{ring.rounds[0]}, std::nullopt}), "S1 R3");
   EXPECT_EQ(ring.rounds[0].transfers[0].bytes, 1000);
-  // Rabenseifner on 8: halving (partners 1, 7, 4 for rank 5; half, quarter, eighth), then doubling back.
+  // Rabenseifner on 8: vector halving with distance doubling (partners 4, 7, 1 for rank 5 at distances 1, 2, 4;
+  // half, quarter, eighth), then the reverse, as MPICH and libnbc order it.
   Schedule rs = nonblocking_allreduce(5, 8, 8000, "iallreduce:rabenseifner");
-  EXPECT_EQ(describe(rs), "S1 R1 | S7 R7 | S4 R4 | S4 R4 | S7 R7 | S1 R1");
+  EXPECT_EQ(describe(rs), "S4 R4 | S7 R7 | S1 R1 | S1 R1 | S7 R7 | S4 R4");
   std::vector<int64_t> sizes;
   for (auto const& round : rs.rounds)
     sizes.push_back(round.transfers[0].bytes);
@@ -329,4 +331,32 @@ TEST(NonBlockingSchedule, LibnbcPostsItsAlltoallInOneRoundAndDisseminatesItsBarr
   EXPECT_EQ(describe(nonblocking(ActionType::AllToAll, 1, 3, "libnbc")), "R0 S0 R2 S2");
   EXPECT_EQ(describe(nonblocking(ActionType::Barrier, 3, 5, "libnbc")),
             describe(nonblocking(ActionType::Barrier, 3, 5, "ibarrier:dissemination")));
+}
+
+TEST(BlockingSchedule, MpichChoosesByMessageSizeAndRankCount)
+{
+  auto same = [](ActionType type, int rank, int size, int64_t bytes, const std::string& algorithm) {
+    return describe(blocking(type, rank, size, "mpich", bytes, 1)) == describe(blocking(type, rank, size, algorithm, bytes, 1));
+  };
+  // bcast: binomial below 12 288 B or 8 ranks; scatter + recursive doubling below 512 KiB on 2^k ranks; else ring.
+  EXPECT_TRUE(same(ActionType::Bcast, 5, 16, 12287, "bcast:binomial_tree"));
+  EXPECT_TRUE(same(ActionType::Bcast, 5, 4, 1 << 20, "bcast:binomial_tree"));
+  EXPECT_TRUE(same(ActionType::Bcast, 5, 16, 12288, "bcast:scatter_rdb_allgather"));
+  EXPECT_TRUE(same(ActionType::Bcast, 5, 12, 12288, "bcast:scatter_LR_allgather"));
+  EXPECT_TRUE(same(ActionType::Bcast, 5, 16, 524288, "bcast:scatter_LR_allgather"));
+  EXPECT_FALSE(same(ActionType::Bcast, 5, 16, 524288, "bcast:scatter_rdb_allgather"));
+  // allreduce: recursive doubling up to 2 048 B, Rabenseifner above.
+  EXPECT_TRUE(same(ActionType::AllReduce, 5, 16, 2048, "allreduce:rdb"));
+  EXPECT_TRUE(same(ActionType::AllReduce, 5, 16, 2049, "allreduce:rab_rdb"));
+  EXPECT_FALSE(same(ActionType::AllReduce, 5, 16, 2049, "allreduce:rdb"));
+  // alltoall: Bruck up to 256 B on 8 ranks or more, scattered up to 32 KiB, pairwise beyond.
+  EXPECT_TRUE(same(ActionType::AllToAll, 5, 8, 256, "alltoall:bruck"));
+  EXPECT_TRUE(same(ActionType::AllToAll, 5, 4, 256, "alltoall:scattered"));
+  EXPECT_TRUE(same(ActionType::AllToAll, 5, 8, 32768, "alltoall:scattered"));
+  EXPECT_TRUE(same(ActionType::AllToAll, 5, 8, 32769, "alltoall:pair"));
+  EXPECT_TRUE(same(ActionType::AllToAll, 5, 12, 32769, "alltoall:ring"));
+  EXPECT_TRUE(same(ActionType::Barrier, 5, 12, 0, "barrier:dissemination"));
+  // MPICH throttles its scattered exchange at 32 pairs a round, MVAPICH2 (SMPI's scatter_dest) at 4.
+  EXPECT_EQ(blocking(ActionType::AllToAll, 0, 64, "alltoall:scattered", 1000).rounds.size(), 2u);
+  EXPECT_EQ(blocking(ActionType::AllToAll, 0, 64, "alltoall:mvapich2_scatter_dest", 1000).rounds.size(), 16u);
 }

@@ -64,6 +64,24 @@ private:
   int virtual_rank_ = -1;
 };
 
+/** The binomial-tree scatter of p pieces of ceil(bytes / p) that MPICH's long broadcasts start with, and the bytes
+ * that ranks first .. first + count - 1 (relative to the root) hold once it is done. */
+void binomial_scatter(PointToPoint& p2p, int64_t bytes, int root, int tag);
+int64_t scatter_piece(int64_t bytes, int ranks);
+int64_t scattered_bytes(int64_t bytes, int ranks, int first, int count);
+/** Posts `throttle` exchanges at a time (MPICH's scattered alltoall). */
+void scattered_alltoall(PointToPoint& p2p, const trace::Action& action, int tag, int throttle);
+
+void scatter_ring_allgather_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
+                                  int tag);
+void scatter_rdb_allgather_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
+                                 int tag);
+void mvapich2_scatter_dest_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
+                                    int tag);
+void mpich_scattered_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void mpich_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void mpich_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void mpich_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void binomial_tree_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void linear_reduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void redbcast_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);

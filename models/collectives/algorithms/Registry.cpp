@@ -16,12 +16,16 @@ const std::vector<NamedAlgorithm>& algorithms()
       {ActionType::Barrier, "ompi_bruck", dissemination_barrier}, // SMPI's name for it
       {ActionType::Barrier, "ompi_recursivedoubling", recursive_doubling_barrier},
       {ActionType::Barrier, "libnbc", dissemination_barrier}, // Open MPI libnbc's (nbc_ibarrier.c)
+      {ActionType::Barrier, "mpich", dissemination_barrier},  // MPICH's (mpich_selection.cpp)
       {ActionType::Bcast, "linear", linear_bcast},
       {ActionType::Bcast, "flattree", linear_bcast}, // SMPI's name for it
       {ActionType::Bcast, "binomial", binomial_bcast},
       {ActionType::Bcast, "binomial_tree", binomial_tree_bcast},
       {ActionType::Bcast, "chain", chain_bcast},
       {ActionType::Bcast, "libnbc", libnbc_bcast}, // Open MPI's selection
+      {ActionType::Bcast, "scatter_LR_allgather", scatter_ring_allgather_bcast},
+      {ActionType::Bcast, "scatter_rdb_allgather", scatter_rdb_allgather_bcast},
+      {ActionType::Bcast, "mpich", mpich_bcast}, // MPICH's selection
       {ActionType::Reduce, "linear", linear_reduce},
       {ActionType::AllReduce, "binomial", binomial_allreduce},
       {ActionType::AllReduce, "recursive-doubling", recursive_doubling_allreduce},
@@ -31,12 +35,17 @@ const std::vector<NamedAlgorithm>& algorithms()
       {ActionType::AllReduce, "redbcast", redbcast_allreduce},
       {ActionType::AllReduce, "rabenseifner", rabenseifner_allreduce},
       {ActionType::AllReduce, "libnbc", libnbc_allreduce}, // Open MPI's selection
+      {ActionType::AllReduce, "rab_rdb", rabenseifner_allreduce}, // SMPI's name for it
+      {ActionType::AllReduce, "mpich", mpich_allreduce}, // MPICH's selection
       {ActionType::AllToAll, "pairwise", pairwise_alltoall},
       {ActionType::AllToAll, "ring", pairwise_alltoall}, // SMPI's name for it
       {ActionType::AllToAll, "pair", xor_pair_alltoall},
       {ActionType::AllToAll, "basic_linear", linear_alltoall},
       {ActionType::AllToAll, "bruck", bruck_alltoall},
       {ActionType::AllToAll, "libnbc", libnbc_alltoall}, // Open MPI's selection
+      {ActionType::AllToAll, "mvapich2_scatter_dest", mvapich2_scatter_dest_alltoall},
+      {ActionType::AllToAll, "scattered", mpich_scattered_alltoall},
+      {ActionType::AllToAll, "mpich", mpich_alltoall}, // MPICH's selection
       {ActionType::AllGather, "ring", shift_allgather},
       {ActionType::AllGather, "rdb", recursive_doubling_allgather},
   };

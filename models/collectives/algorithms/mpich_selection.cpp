@@ -1,0 +1,59 @@
+/* MPICH's default choice of algorithm for the blocking collectives (MPICH 3.x/4.x, "auto" selection with the
+ * default control variables): thresholds on the message size and rank count, each branch an algorithm of this
+ * folder.
+ *  - bcast: binomial tree below MPIR_CVAR_BCAST_SHORT_MSG_SIZE (12288 B) or below MPIR_CVAR_BCAST_MIN_PROCS (8)
+ *    ranks; scatter + recursive-doubling allgather below MPIR_CVAR_BCAST_LONG_MSG_SIZE (524288 B) on a power of
+ *    two of ranks; scatter + ring allgather otherwise.
+ *  - allreduce: recursive doubling up to MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE (2048 B) or with fewer elements than
+ *    the largest power of two of ranks; Rabenseifner's reduce-scatter + allgather otherwise.
+ *  - alltoall (blocks of b bytes per peer): Bruck up to MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE (256 B) on 8 ranks or
+ *    more; the scattered exchange, 32 pairs at a time, up to MPIR_CVAR_ALLTOALL_MEDIUM_MSG_SIZE (32768 B);
+ *    pairwise beyond (rank XOR i on a power of two of ranks, rank +- i otherwise).
+ *  - barrier: dissemination.
+ */
+#include "collectives/algorithms/Algorithms.hpp"
+
+namespace progsim::models::collectives::algorithms {
+
+namespace {
+bool power_of_two(int n)
+{
+  return (n & (n - 1)) == 0;
+}
+} // namespace
+
+void mpich_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
+{
+  if (action.bytes < 12288 || p2p.size() < 8)
+    binomial_tree_bcast(p2p, action, counts, tag);
+  else if (action.bytes < 524288 && power_of_two(p2p.size()))
+    scatter_rdb_allgather_bcast(p2p, action, counts, tag);
+  else
+    scatter_ring_allgather_bcast(p2p, action, counts, tag);
+}
+
+void mpich_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
+{
+  int group = 1;
+  while (group * 2 <= p2p.size())
+    group *= 2;
+  const int64_t elements = action.bytes / (action.bytes2 > 0 ? action.bytes2 : 1);
+  if (action.bytes <= 2048 || elements < group)
+    recursive_doubling_allreduce(p2p, action, counts, tag);
+  else
+    rabenseifner_allreduce(p2p, action, counts, tag);
+}
+
+void mpich_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
+{
+  if (action.bytes <= 256 && p2p.size() >= 8)
+    bruck_alltoall(p2p, action, counts, tag);
+  else if (action.bytes <= 32768)
+    mpich_scattered_alltoall(p2p, action, counts, tag);
+  else if (power_of_two(p2p.size()))
+    xor_pair_alltoall(p2p, action, counts, tag);
+  else
+    pairwise_alltoall(p2p, action, counts, tag);
+}
+
+} // namespace progsim::models::collectives::algorithms
