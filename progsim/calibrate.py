@@ -210,7 +210,7 @@ def simulated_late_receive(compiled: Any, flops: float) -> float:
 
     cell = overlap.Cell(PROBE_SIZES[0], flops, "receiver")
     with tempfile.TemporaryDirectory(prefix="progsim-calibrate-") as scratch:
-        ranks = overlap._ranks(overlap.overlapped(cell), "late", compiled, SIMULATED_MECHANISM, Path(scratch), None)
+        ranks = overlap.replay_ranks(overlap.overlapped(cell), "late", compiled, SIMULATED_MECHANISM, Path(scratch), None)
     return float(ranks[1]["mpi_time"])
 
 

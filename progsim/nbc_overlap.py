@@ -21,10 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
-from progsim.engine import replay
-from progsim.overlap import RankMetrics, ReplayFailed
+from progsim.overlap import RankMetrics, ReplayFailed, replay_ranks
 from progsim.platform import Compiled
-from progsim.tracegen import write_trace
 
 if TYPE_CHECKING:
     import pandas
@@ -85,16 +83,6 @@ def overlapped(point: CollectivePoint, flops: float) -> list[list[str]]:
     return traces
 
 
-def _ranks(lines: list[list[str]], name: str, compiled: Compiled, progress: str, workdir: Path,
-           settings: Optional[list[str]]) -> list[dict]:
-    folder = workdir / name
-    run = replay(write_trace(lines, folder / "trace"), compiled, progress, folder / "results.json", settings=settings)
-    if run.returncode != 0 or run.results is None:
-        raise ReplayFailed(f"{name} replay under {progress} failed (exit {run.returncode}): {run.stderr[-1500:]}")
-    ranks: list[dict] = run.results["ranks"]
-    return ranks
-
-
 @dataclass(frozen=True)
 class DiagonalResult:
     collective_time: float  # the collective alone: its latest rank's end (s)
@@ -116,13 +104,13 @@ class DiagonalResult:
 def measure(point: CollectivePoint, compiled: Compiled, core_speed: float, progress: str, workdir: Path,
             settings: Optional[list[str]] = None) -> DiagonalResult:
     """The three replays of one point on a platform compiled for `point.ranks` ranks."""
-    comm = _ranks(communication_alone(point), "comm", compiled, progress, workdir, settings)
+    comm = replay_ranks(communication_alone(point), "comm", compiled, progress, workdir, settings)
     collective_time = max(r["end_time"] for r in comm)
     if collective_time <= 0:
         raise ReplayFailed(f"the {point.collective} alone took no time under {progress}: nothing to overlap")
     flops = collective_time * core_speed
-    comp = _ranks(computation_alone(point, flops), "comp", compiled, progress, workdir, settings)
-    both = _ranks(overlapped(point, flops), "overlap", compiled, progress, workdir, settings)
+    comp = replay_ranks(computation_alone(point, flops), "comp", compiled, progress, workdir, settings)
+    both = replay_ranks(overlapped(point, flops), "overlap", compiled, progress, workdir, settings)
     metrics = [RankMetrics(rank=r, t_measured=both[r]["end_time"], t_comp_ref=comp[r]["compute_time"],
                            t_comm_ref=comm[r]["end_time"], t_comp=both[r]["compute_time"], t_mpi=both[r]["mpi_time"])
                for r in range(point.ranks)]

@@ -110,8 +110,9 @@ class ReplayFailed(RuntimeError):
     pass
 
 
-def _ranks(lines: list[list[str]], name: str, compiled: Compiled, progress: str, workdir: Path,
-           settings: Optional[list[str]]) -> list[dict]:
+def replay_ranks(lines: list[list[str]], name: str, compiled: Compiled, progress: str, workdir: Path,
+                 settings: Optional[list[str]]) -> list[dict]:
+    """Replays one benchmark trace in workdir/name and returns its per-rank results; a failed replay raises."""
     folder = workdir / name
     trace = write_trace(lines, folder / "trace")
     run = replay(trace, compiled, progress, folder / "results.json", settings=settings)
@@ -132,13 +133,13 @@ class References:
 
 def communication_reference(cell: Cell, compiled: Compiled, progress: str, workdir: Path,
                             settings: Optional[list[str]] = None) -> tuple[float, float]:
-    ranks = _ranks(communication_alone(cell), "comm", compiled, progress, workdir, settings)
+    ranks = replay_ranks(communication_alone(cell), "comm", compiled, progress, workdir, settings)
     return ranks[0]["end_time"], ranks[1]["end_time"]
 
 
 def computation_reference(cell: Cell, compiled: Compiled, progress: str, workdir: Path,
                           settings: Optional[list[str]] = None) -> tuple[float, float]:
-    ranks = _ranks(computation_alone(cell), "comp", compiled, progress, workdir, settings)
+    ranks = replay_ranks(computation_alone(cell), "comp", compiled, progress, workdir, settings)
     return ranks[0]["compute_time"], ranks[1]["compute_time"]
 
 
@@ -149,7 +150,7 @@ def measure(cell: Cell, compiled: Compiled, progress: str, workdir: Path,
     if references is None:
         references = References(communication_reference(cell, compiled, progress, workdir, settings),
                                 computation_reference(cell, compiled, progress, workdir, settings))
-    both = _ranks(overlapped(cell), "overlap", compiled, progress, workdir, settings)
+    both = replay_ranks(overlapped(cell), "overlap", compiled, progress, workdir, settings)
     return [RankMetrics(rank=r, t_measured=both[r]["end_time"], t_comp_ref=references.comp[r],
                         t_comm_ref=references.comm[r], t_comp=both[r]["compute_time"], t_mpi=both[r]["mpi_time"])
             for r in (0, 1) if cell.computes(r)]

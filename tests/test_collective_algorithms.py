@@ -96,9 +96,9 @@ def test_the_algorithms_differ(tmp_path: Path) -> None:
 def test_an_unknown_algorithm_is_named(tmp_path: Path) -> None:
     trace = write_trace([[f"{r} init", f"{r} finalize"] for r in range(2)], tmp_path / "trace")
     done = run_cli("replay", str(trace), "--platform", "platforms/lima.yaml", "--progress", "ideal",
-                   "--set", "coll-algorithms:bcast:scatter_LR_allgather")
+                   "--set", "coll-algorithms:bcast:van_de_geijn")
     assert done.returncode != 0
-    assert "progsim/coll-algorithms: 'bcast:scatter_LR_allgather': no such algorithm; known:" in done.stderr
+    assert "progsim/coll-algorithms: 'bcast:van_de_geijn': no such algorithm; known:" in done.stderr
 
 
 def test_the_pair_alltoall_refuses_other_rank_counts(tmp_path: Path) -> None:

@@ -89,7 +89,7 @@ void lr_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::C
 void linear_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void xor_pair_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void bruck_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
-void shift_allgather(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void shift_exchange(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void recursive_doubling_allgather(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
                                   int tag);
 void recursive_doubling_barrier(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
@@ -108,6 +108,5 @@ void recursive_doubling_allreduce(PointToPoint& p2p, const trace::Action& action
                                   int tag);
 void dissemination_barrier(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void libnbc_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
-void pairwise_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 
 } // namespace progsim::models::collectives::algorithms

@@ -37,8 +37,8 @@ const std::vector<NamedAlgorithm>& algorithms()
       {ActionType::AllReduce, "libnbc", libnbc_allreduce}, // Open MPI's selection
       {ActionType::AllReduce, "rab_rdb", rabenseifner_allreduce}, // SMPI's name for it
       {ActionType::AllReduce, "mpich", mpich_allreduce}, // MPICH's selection
-      {ActionType::AllToAll, "pairwise", pairwise_alltoall},
-      {ActionType::AllToAll, "ring", pairwise_alltoall}, // SMPI's name for it
+      {ActionType::AllToAll, "pairwise", shift_exchange},
+      {ActionType::AllToAll, "ring", shift_exchange}, // SMPI's name for it
       {ActionType::AllToAll, "pair", xor_pair_alltoall},
       {ActionType::AllToAll, "basic_linear", linear_alltoall},
       {ActionType::AllToAll, "bruck", bruck_alltoall},
@@ -46,7 +46,7 @@ const std::vector<NamedAlgorithm>& algorithms()
       {ActionType::AllToAll, "mvapich2_scatter_dest", mvapich2_scatter_dest_alltoall},
       {ActionType::AllToAll, "scattered", mpich_scattered_alltoall},
       {ActionType::AllToAll, "mpich", mpich_alltoall}, // MPICH's selection
-      {ActionType::AllGather, "ring", shift_allgather},
+      {ActionType::AllGather, "ring", shift_exchange},
       {ActionType::AllGather, "rdb", recursive_doubling_allgather},
   };
   return all;

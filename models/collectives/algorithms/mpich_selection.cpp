@@ -53,7 +53,7 @@ void mpich_alltoall(PointToPoint& p2p, const trace::Action& action, const trace:
   else if (power_of_two(p2p.size()))
     xor_pair_alltoall(p2p, action, counts, tag);
   else
-    pairwise_alltoall(p2p, action, counts, tag);
+    shift_exchange(p2p, action, counts, tag);
 }
 
 } // namespace progsim::models::collectives::algorithms
