@@ -55,7 +55,9 @@ def capture_params() -> list:
         ranks = len(listed_files(capture))
         large = sum(f.stat().st_size for f in listed_files(capture)) > LARGE_TRACE_BYTES
         for platform_name, per_node in PLATFORMS:
-            marks = [pytest.mark.slow] if ranks > 16 or (large and platform_name != "lima") else []
+            # The default suite keeps one large capture (mrbayes) on lima; examl's 80 s there run with --run-slow.
+            slow = ranks > 16 or (large and platform_name != "lima") or capture.name.startswith("examl")
+            marks = [pytest.mark.slow] if slow else []
             params.append(pytest.param(capture, platform_name, per_node, marks=marks,
                                        id=f"{capture.name}-{platform_name}"))
     return params
