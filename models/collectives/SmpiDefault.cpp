@@ -36,8 +36,6 @@ trace::Action inner(ActionType type, int64_t bytes, int root = 0)
   return a;
 }
 
-bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
-
 /** Linear, non-blocking gather of `bytes_from(source)` to root (SMPI's igather/ireduce/igatherv). */
 template <typename BytesFrom>
 void linear_to_root(PointToPoint& p2p, int64_t send_bytes, BytesFrom bytes_from, int root, int tag)
@@ -159,7 +157,7 @@ void alltoall(PointToPoint& p2p, int64_t send_bytes, int64_t recv_bytes)
       break;
     case AllToAllAlgorithm::Pair:
       // SMPI's pairwise exchange only exists for a power-of-two number of ranks (it aborts otherwise).
-      if (is_power_of_two(p2p.size())) {
+      if (algorithms::is_power_of_two(p2p.size())) {
         algorithms::xor_pair_alltoall(p2p, a, {}, tag);
         break;
       }

@@ -38,6 +38,19 @@ enum class Form { Blocking, NonBlocking };
  * Throws std::invalid_argument naming `parameter` and the known algorithms. */
 std::map<trace::ActionType, Algorithm> parse_choices(const std::string& text, const std::string& parameter, Form form);
 
+/** The element size of a bcast, reduce or allreduce vector (its trace's datatype; bytes when unknown). */
+inline int64_t element_size(const trace::Action& action) { return action.bytes2 > 0 ? action.bytes2 : 1; }
+
+/** Whether `n` ranks are a power of two, and the largest power of two at most `n` (n >= 1). */
+inline bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
+inline int power_of_two_at_most(int n)
+{
+  int power = 1;
+  while (power * 2 <= n)
+    power *= 2;
+  return power;
+}
+
 /**
  * Recursive exchanges need a power of two of ranks: with p' the largest at most p, the first 2 (p - p') ranks pair
  * up, each odd one handing its vector to the even one before it and getting the result back at the end (as MPICH).

@@ -5,8 +5,7 @@ namespace progsim::models::collectives::algorithms {
 PowerOfTwoRanks::PowerOfTwoRanks(PointToPoint& p2p, int64_t bytes, int tag)
     : p2p_(p2p), rank_(p2p.rank()), bytes_(bytes), tag_(tag)
 {
-  while (size_ * 2 <= p2p.size())
-    size_ *= 2;
+  size_  = power_of_two_at_most(p2p.size());
   extra_ = p2p.size() - size_;
   if (rank_ < 2 * extra_) {
     if (rank_ % 2 == 1) { // hands its vector to rank - 1 and waits for the result

@@ -10,9 +10,7 @@ namespace progsim::models::collectives::algorithms {
 void libnbc_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
 {
   const int p = p2p.size();
-  int pof2    = 1;
-  while (pof2 * 2 <= p)
-    pof2 *= 2;
+  const int pof2 = power_of_two_at_most(p);
   if (p < 4 || action.bytes < 65536)
     binomial_allreduce(p2p, action, counts, tag);
   else if (action.bytes >= pof2)

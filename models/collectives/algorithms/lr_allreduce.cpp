@@ -10,7 +10,7 @@ void lr_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::C
 {
   const int p             = p2p.size();
   const int r             = p2p.rank();
-  const int64_t element   = action.bytes2 > 0 ? action.bytes2 : 1;
+  const int64_t element   = element_size(action);
   const int64_t elements  = action.bytes / element;
   if (elements < p) {
     redbcast_allreduce(p2p, action, counts, tag);

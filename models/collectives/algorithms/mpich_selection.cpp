@@ -15,18 +15,11 @@
 
 namespace progsim::models::collectives::algorithms {
 
-namespace {
-bool power_of_two(int n)
-{
-  return (n & (n - 1)) == 0;
-}
-} // namespace
-
 void mpich_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
 {
   if (action.bytes < 12288 || p2p.size() < 8)
     binomial_tree_bcast(p2p, action, counts, tag);
-  else if (action.bytes < 524288 && power_of_two(p2p.size()))
+  else if (action.bytes < 524288 && is_power_of_two(p2p.size()))
     scatter_rdb_allgather_bcast(p2p, action, counts, tag);
   else
     scatter_ring_allgather_bcast(p2p, action, counts, tag);
@@ -34,10 +27,8 @@ void mpich_bcast(PointToPoint& p2p, const trace::Action& action, const trace::Co
 
 void mpich_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
 {
-  int group = 1;
-  while (group * 2 <= p2p.size())
-    group *= 2;
-  const int64_t elements = action.bytes / (action.bytes2 > 0 ? action.bytes2 : 1);
+  const int group        = power_of_two_at_most(p2p.size());
+  const int64_t elements = action.bytes / element_size(action);
   if (action.bytes <= 2048 || elements < group)
     recursive_doubling_allreduce(p2p, action, counts, tag);
   else
@@ -50,7 +41,7 @@ void mpich_alltoall(PointToPoint& p2p, const trace::Action& action, const trace:
     bruck_alltoall(p2p, action, counts, tag);
   else if (action.bytes <= 32768)
     mpich_scattered_alltoall(p2p, action, counts, tag);
-  else if (power_of_two(p2p.size()))
+  else if (is_power_of_two(p2p.size()))
     xor_pair_alltoall(p2p, action, counts, tag);
   else
     shift_exchange(p2p, action, counts, tag);

@@ -18,7 +18,7 @@ void rabenseifner_allreduce(PointToPoint& p2p, const trace::Action& action, cons
     return;
   const int n             = group.size();
   const int v             = group.virtual_rank();
-  const int64_t element   = action.bytes2 > 0 ? action.bytes2 : 1;
+  const int64_t element   = element_size(action);
   const int64_t elements  = action.bytes / element;
   std::vector<int64_t> piece(n, elements / n * element);
   piece[n - 1] = (elements - elements / n * (n - 1)) * element;

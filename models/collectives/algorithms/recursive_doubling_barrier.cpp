@@ -9,9 +9,7 @@ void recursive_doubling_barrier(PointToPoint& p2p, const trace::Action&, const t
 {
   const int p = p2p.size();
   const int r = p2p.rank();
-  int group   = 1;
-  while (group * 2 <= p)
-    group *= 2;
+  const int group = power_of_two_at_most(p);
   if (r >= group) { // an extra rank: checks in with its partner, which releases it at the end
     p2p.sendrecv(r - group, 0, r - group, 0, tag);
     return;

@@ -12,7 +12,7 @@ namespace progsim::models::collectives::algorithms {
 void scatter_rdb_allgather_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool&, int tag)
 {
   const int p = p2p.size();
-  if ((p & (p - 1)) != 0)
+  if (not is_power_of_two(p))
     throw std::invalid_argument("the scatter + recursive-doubling broadcast needs a power of two of ranks, not " +
                                 std::to_string(p));
   const int rel = (p2p.rank() - action.root + p) % p;

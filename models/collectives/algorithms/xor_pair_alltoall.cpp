@@ -9,7 +9,7 @@ namespace progsim::models::collectives::algorithms {
 void xor_pair_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool&, int tag)
 {
   const int p = p2p.size();
-  if ((p & (p - 1)) != 0)
+  if (not is_power_of_two(p))
     throw std::invalid_argument("the pair alltoall needs a power of two of ranks, not " + std::to_string(p));
   for (int k = 1; k < p; k++)
     p2p.sendrecv(p2p.rank() ^ k, action.bytes, p2p.rank() ^ k, action.bytes2, tag);
