@@ -28,7 +28,7 @@ SMALL, LARGE = 1000, 200003  # elements (of SMPI's default datatype): eager, and
 def calls(collective: str, count: int) -> str:
     return {"bcast": f"bcast {count} 0", "allreduce": f"allreduce {count} 0",
             "alltoall": f"alltoall {count} {count}", "allgather": f"allgather {count} {count}",
-            "barrier": "barrier"}[collective]
+            "barrier": "barrier", "reduce": f"reduce {count} 0 0"}[collective]
 
 
 ALGORITHMS = [("bcast", "binomial_tree"), ("bcast", "flattree"), ("bcast", "scatter_LR_allgather"),
@@ -36,6 +36,12 @@ ALGORITHMS = [("bcast", "binomial_tree"), ("bcast", "flattree"), ("bcast", "scat
               ("alltoall", "ring"), ("alltoall", "basic_linear"), ("alltoall", "bruck"),
               ("alltoall", "mvapich2_scatter_dest"), ("allgather", "ring"), ("allgather", "rdb"),
               ("barrier", "ompi_bruck"), ("barrier", "ompi_recursivedoubling")]
+# Open MPI 4.1's algorithms as its tuned component runs them (unsegmented), against SMPI's port of the same one
+# where SMPI runs it unsegmented too: its binomial reduce only below 2 048 B (so 200 elements), its in-order binary
+# reduce always. The name SMPI gives each, and the element counts to run.
+SAME_AS_SMPI = {("reduce", "tuned_binomial"): ("ompi_binomial", (200,)),
+                ("reduce", "tuned_in_order_binary"): ("ompi_in_order_binary", (SMALL, LARGE)),
+                ("reduce", "ompi_basic_linear"): ("ompi_basic_linear", (SMALL, LARGE))}
 POWER_OF_TWO_ONLY = [("alltoall", "pair"), ("bcast", "scatter_rdb_allgather")]
 SLOW_AT_250 = {("allreduce", "lr"), ("alltoall", "ring"), ("allgather", "ring"), ("alltoall", "basic_linear"),
                ("alltoall", "mvapich2_scatter_dest")}
@@ -43,14 +49,14 @@ SLOW_AT_250 = {("allreduce", "lr"), ("alltoall", "ring"), ("allgather", "ring"),
 
 def cases() -> list:
     out = []
-    for collective, algorithm in ALGORITHMS + POWER_OF_TWO_ONLY:
+    for collective, algorithm in ALGORITHMS + POWER_OF_TWO_ONLY + list(SAME_AS_SMPI):
         for platform_name, ranks, per_node in [("lima", 8, 2), ("lima", 48, 2), ("irene-bxi", 250, 16),
                                                ("irene-bxi", 256, 16)]:
             if (collective, algorithm) in POWER_OF_TWO_ONLY and ranks & (ranks - 1):
                 continue  # SMPI's pair alltoall refuses other rank counts (tested below)
             if ranks == 256 and (collective, algorithm) not in POWER_OF_TWO_ONLY:
                 continue  # 250 covers the large counts; 256 is for the power-of-two-only algorithm
-            for count in (SMALL, LARGE):
+            for count in SAME_AS_SMPI.get((collective, algorithm), (None, (SMALL, LARGE)))[1]:
                 if (collective, algorithm) == ("alltoall", "basic_linear") and ranks == 250 and count == LARGE:
                     continue  # SimGrid 3.32's max-min solver aborts on these 62 000 flows, in SMPI as in progsim
                 slow = (collective, algorithm) in SLOW_AT_250 or ((collective, algorithm) == ("alltoall", "bruck")
@@ -74,7 +80,8 @@ def test_the_algorithm_matches_smpi_running_it(tmp_path: Path, collective: str, 
                  settings=[f"coll-algorithms:{collective}:{algorithm}"])
     assert run.returncode == 0, run.stderr
     ours = run.results["simulated_time"]
-    reference = smpi_replay_time(trace, compiled, [f"--cfg=smpi/{collective}:{algorithm}"])
+    smpi_name = SAME_AS_SMPI.get((collective, algorithm), (algorithm,))[0]
+    reference = smpi_replay_time(trace, compiled, [f"--cfg=smpi/{collective}:{smpi_name}"])
     assert ours == pytest.approx(reference, rel=TOLERANCE), f"progsim {ours} s, smpirun {reference} s"
 
 

@@ -15,6 +15,8 @@ void CollectiveRequest::start()
   xbt_assert(state_ == State::NotStarted, "a collective request starts once");
   state_ = State::InRound;
   round_ = 0;
+  carries_over_ = std::any_of(schedule_.rounds.begin(), schedule_.rounds.end(),
+                              [](const Round& round) { return not round.waits.empty(); });
   post_round();
   if (not nonblocking()) // the blocked rank goes on at once; a non-blocking call posts its first round only
     advance();
@@ -39,9 +41,20 @@ void CollectiveRequest::post_round()
   }
   XBT_VERB("rank %d: collective round %zu of %zu (%zu transfers)", endpoint_.rank(), round_ + 1,
             schedule_.rounds.size(), schedule_.rounds[round_].transfers.size());
-  for (auto const& t : schedule_.rounds[round_].transfers)
-    requests_.push_back(t.is_send ? endpoint_.post_send(t.peer, t.tag, t.bytes, Context::Collective, false, owner)
-                                  : endpoint_.post_receive(t.peer, t.tag, t.bytes, Context::Collective, owner));
+  const Round& round = schedule_.rounds[round_];
+  if (not carries_over_) // only the rounds of a schedule that waits for earlier transfers need them
+    posted_.clear();
+  std::vector<RequestPtr>& posted = posted_.emplace_back();
+  for (auto const& t : round.transfers)
+    posted.push_back(t.is_send ? endpoint_.post_send(t.peer, t.tag, t.bytes, Context::Collective, false, owner)
+                               : endpoint_.post_receive(t.peer, t.tag, t.bytes, Context::Collective, owner));
+  if (round.waits.empty())
+    requests_ = posted;
+  for (auto const& ref : round.waits) {
+    xbt_assert(carries_over_ && ref.round <= round_ && ref.index < posted_[ref.round].size(),
+               "a collective round waits for a transfer never posted");
+    requests_.push_back(posted_[ref.round][ref.index]);
+  }
   posting_ = false;
 }
 

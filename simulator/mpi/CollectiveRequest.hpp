@@ -12,8 +12,9 @@ namespace progsim::mpi {
 class Endpoint;
 
 /**
- * Posts the transfers of a schedule round by round: a round starts once every request of the one before it
- * completed, when advance() is called: by the rank blocked in its collective, or, for a non-blocking collective
+ * Posts the transfers of a schedule round by round: a round starts once every request the one before it waits for
+ * completed (all of its own, or those its schedule names, which may carry over from earlier rounds), when advance()
+ * is called: by the rank blocked in its collective, or, for a non-blocking collective
  * (one with a handle), by whoever completes the last request of a round where the mechanism lets it start rounds
  * (Endpoint::complete), and by the rank in each of its MPI calls otherwise.
  */
@@ -33,13 +34,13 @@ public:
   /** Starts the next rounds while the current one is complete. */
   void advance();
   bool complete() const { return state_ == State::Complete; }
-  /** Every request of the current round completed, and the next one is not posted yet. */
+  /** Every request the current round waits for completed, and the next round is not posted yet. */
   bool round_done() const;
   State state() const { return state_; }
   size_t round() const { return round_; }
-  /** The requests of the current round that are not complete yet. */
+  /** The requests the current round waits for that are not complete yet. */
   std::vector<RequestPtr> pending() const;
-  /** The requests of the current round (of the last one, once complete). */
+  /** The requests the current round waits for (the last one's, once complete). */
   const std::vector<RequestPtr>& round_requests() const { return requests_; }
   /** Whether an MPI_Test found `request` complete (SMPI tests each request of the collective in every MPI_Test of
    * its handle; one found complete costs its test, and changes nothing else). */
@@ -53,9 +54,11 @@ private:
   Schedule schedule_;
   State state_  = State::NotStarted;
   size_t round_ = 0;
-  std::vector<RequestPtr> requests_; // of the current round
+  std::vector<RequestPtr> requests_;            // that the current round waits for
+  std::vector<std::vector<RequestPtr>> posted_; // by round, for the rounds that wait for earlier transfers
   std::weak_ptr<Request> handle_;    // non-blocking: what wait and test name (it owns this collective)
   std::vector<uint64_t> found_;      // ids of the requests an MPI_Test found complete
+  bool carries_over_ = false;        // some round waits for transfers of earlier ones: keep them all
   bool posting_ = false;             // a round is being posted: requests completing meanwhile wait for its end
 };
 

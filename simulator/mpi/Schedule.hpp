@@ -17,9 +17,19 @@ struct ScheduledTransfer {
   int64_t bytes;
 };
 
-/** Transfers posted together, in this order; the next round starts when all of them completed. */
+/** A transfer of a schedule by position: transfer `index` of round `round`. */
+struct TransferRef {
+  size_t round;
+  size_t index;
+};
+
+/** Transfers posted together, in this order; the next round starts when what the round waits for completed. */
 struct Round {
   std::vector<ScheduledTransfer> transfers;
+  /** Empty: every transfer of this round. Otherwise these, of this round or of earlier ones still in flight: an
+   * algorithm that keeps a receive posted while it waits for the one before (Open MPI's tree reductions) waits for
+   * part of what it posted, and for the rest one round later. */
+  std::vector<TransferRef> waits;
 };
 
 /** A collective that the network runs in hardware (NetworkCollectives): the rank hands it its contribution. */

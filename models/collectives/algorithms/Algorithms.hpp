@@ -77,9 +77,10 @@ private:
   int virtual_rank_ = -1;
 };
 
-/** The binomial-tree scatter of p pieces of ceil(bytes / p) that MPICH's long broadcasts start with, and the bytes
- * that ranks first .. first + count - 1 (relative to the root) hold once it is done. */
-void binomial_scatter(PointToPoint& p2p, int64_t bytes, int root, int tag);
+/** The binomial-tree scatter of p pieces of ceil(bytes / p) (or of `piece` bytes) that MPICH's and Open MPI's long
+ * broadcasts start with, and the bytes that ranks first .. first + count - 1 (relative to the root) hold once it is
+ * done. */
+void binomial_scatter(PointToPoint& p2p, int64_t bytes, int root, int tag, int64_t piece = 0);
 int64_t scatter_piece(int64_t bytes, int ranks);
 int64_t scattered_bytes(int64_t bytes, int ranks, int first, int count);
 /** Posts `throttle` exchanges at a time (MPICH's scattered alltoall). */
@@ -121,5 +122,33 @@ void recursive_doubling_allreduce(PointToPoint& p2p, const trace::Action& action
                                   int tag);
 void dissemination_barrier(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void libnbc_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+
+
+// Open MPI 4.1's coll/base algorithms as its tuned component runs them by default (unsegmented), and its selection.
+void tuned_binary_tree_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void tuned_binomial_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void tuned_knomial_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void tuned_chain_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void tuned_split_binary_tree_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
+                                   int tag);
+void tuned_scatter_allgather_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
+                                   int tag);
+void tuned_linear_reduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void tuned_chain_reduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void tuned_binary_reduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void tuned_binomial_reduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void tuned_in_order_binary_reduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
+                                  int tag);
+void tuned_recursive_doubling_allreduce(PointToPoint& p2p, const trace::Action& action,
+                                        const trace::CountPool& counts, int tag);
+void tuned_ring_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void tuned_rabenseifner_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
+                                  int tag);
+void tuned_linear_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void tuned_nonoverlapping_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
+                                    int tag);
+void ompi_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void ompi_reduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void ompi_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 
 } // namespace progsim::models::collectives::algorithms

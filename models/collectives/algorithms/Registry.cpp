@@ -26,7 +26,20 @@ const std::vector<NamedAlgorithm>& algorithms()
       {ActionType::Bcast, "scatter_LR_allgather", scatter_ring_allgather_bcast},
       {ActionType::Bcast, "scatter_rdb_allgather", scatter_rdb_allgather_bcast},
       {ActionType::Bcast, "mpich", mpich_bcast}, // MPICH's selection
+      {ActionType::Bcast, "tuned_chain", tuned_chain_bcast}, // Open MPI tuned's "chain" and "pipeline"
+      {ActionType::Bcast, "tuned_binary_tree", tuned_binary_tree_bcast},
+      {ActionType::Bcast, "tuned_split_binary_tree", tuned_split_binary_tree_bcast},
+      {ActionType::Bcast, "tuned_binomial", tuned_binomial_bcast},
+      {ActionType::Bcast, "tuned_knomial", tuned_knomial_bcast},
+      {ActionType::Bcast, "tuned_scatter_allgather", tuned_scatter_allgather_bcast},
+      {ActionType::Bcast, "ompi", ompi_bcast}, // Open MPI's selection
       {ActionType::Reduce, "linear", linear_reduce},
+      {ActionType::Reduce, "ompi_basic_linear", tuned_linear_reduce}, // SMPI's name for it
+      {ActionType::Reduce, "tuned_chain", tuned_chain_reduce}, // Open MPI tuned's "chain" and "pipeline"
+      {ActionType::Reduce, "tuned_binary", tuned_binary_reduce},
+      {ActionType::Reduce, "tuned_binomial", tuned_binomial_reduce},
+      {ActionType::Reduce, "tuned_in_order_binary", tuned_in_order_binary_reduce},
+      {ActionType::Reduce, "ompi", ompi_reduce}, // Open MPI's selection
       {ActionType::AllReduce, "binomial", binomial_allreduce},
       {ActionType::AllReduce, "recursive-doubling", recursive_doubling_allreduce},
       {ActionType::AllReduce, "rdb", recursive_doubling_allreduce}, // SMPI's name for it
@@ -37,6 +50,12 @@ const std::vector<NamedAlgorithm>& algorithms()
       {ActionType::AllReduce, "libnbc", libnbc_allreduce}, // Open MPI's selection
       {ActionType::AllReduce, "rab_rdb", rabenseifner_allreduce}, // SMPI's name for it
       {ActionType::AllReduce, "mpich", mpich_allreduce}, // MPICH's selection
+      {ActionType::AllReduce, "tuned_basic_linear", tuned_linear_allreduce},
+      {ActionType::AllReduce, "tuned_nonoverlapping", tuned_nonoverlapping_allreduce},
+      {ActionType::AllReduce, "tuned_recursive_doubling", tuned_recursive_doubling_allreduce},
+      {ActionType::AllReduce, "tuned_ring", tuned_ring_allreduce}, // and "segmented_ring", unsegmented
+      {ActionType::AllReduce, "tuned_rabenseifner", tuned_rabenseifner_allreduce},
+      {ActionType::AllReduce, "ompi", ompi_allreduce}, // Open MPI's selection
       {ActionType::AllToAll, "pairwise", shift_exchange},
       {ActionType::AllToAll, "ring", shift_exchange}, // SMPI's name for it
       {ActionType::AllToAll, "pair", xor_pair_alltoall},

@@ -1,0 +1,117 @@
+/* Open MPI 4.1's default choice of algorithm for the blocking collectives: the tuned component's fixed decision
+ * (ompi/mca/coll/tuned/coll_tuned_decision_fixed.c, Open MPI 4.1.4 as Debian 12 ships it), whose switch points were
+ * averaged from the ompi-collectives-tuning measurements of several clusters. A table per collective: by rank
+ * count, the first size threshold the message is under picks the algorithm (Open MPI's number for it); sizes are
+ * the whole vector for bcast, reduce and allreduce. The decision passes a segment size and a fan-out of 0, so every
+ * algorithm runs unsegmented (the tuned_* files of this folder). Operations are taken as commutative (MPI_SUM, ...):
+ * a trace does not say, and Open MPI's tables for the others differ. */
+#include "collectives/algorithms/Algorithms.hpp"
+
+#include <climits>
+#include <utility>
+#include <vector>
+
+namespace progsim::models::collectives::algorithms {
+
+namespace {
+
+/** For fewer than `ranks_below` ranks: the algorithm of the first limit the size is under, else `otherwise`. */
+struct Rule {
+  int ranks_below;
+  std::vector<std::pair<int64_t, int>> under;
+  int otherwise;
+};
+using DecisionTable = std::vector<Rule>;
+
+int decide(const DecisionTable& table, int ranks, int64_t bytes)
+{
+  for (auto const& rule : table)
+    if (ranks < rule.ranks_below) {
+      for (auto const& [limit, algorithm] : rule.under)
+        if (bytes < limit)
+          return algorithm;
+      return rule.otherwise;
+    }
+  return table.back().otherwise;
+}
+
+// 1 basic_linear, 2 chain, 3 pipeline, 4 split_binary_tree, 5 binary_tree, 6 binomial, 7 knomial,
+// 8 scatter_allgather (9 scatter_allgather_ring is never chosen)
+const DecisionTable kBcast = {
+    {4, {{32, 3}, {256, 5}, {512, 3}, {1024, 7}, {32768, 1}, {131072, 5}, {262144, 2}, {524288, 1}, {1048576, 6}}, 5},
+    {8, {{64, 5}, {128, 6}, {2048, 5}, {8192, 6}, {1048576, 1}}, 2},
+    {16, {{8, 7}, {64, 5}, {4096, 7}, {16384, 5}, {32768, 6}}, 1},
+    {32, {{4096, 7}, {1048576, 6}}, 8},
+    {64, {{2048, 6}}, 7},
+    {128, {}, 7},
+    {256, {{2, 6}, {16384, 5}, {32768, 1}, {65536, 5}}, 7},
+    {1024, {{16384, 7}, {32768, 4}}, 7},
+    {2048, {{524288, 7}}, 8},
+    {4096, {{262144, 7}}, 8},
+    {INT_MAX, {{8192, 7}, {16384, 5}, {262144, 7}}, 8},
+};
+
+// 1 linear, 2 chain, 3 pipeline, 4 binary, 5 binomial, 6 in-order_binary, 7 rabenseifner
+const DecisionTable kReduce = {
+    {4, {{8, 7}, {16, 4}, {32, 3}, {262144, 1}, {524288, 3}, {1048576, 2}}, 3},
+    {8, {{4096, 4}, {65536, 2}, {262144, 5}, {524288, 1}, {1048576, 5}}, 1},
+    {16, {{8192, 4}}, 5},
+    {32, {{4096, 4}}, 5},
+    {256, {}, 5},
+    {512, {{8192, 5}, {16384, 6}}, 5},
+    {2048, {}, 5},
+    {4096, {{512, 5}, {1024, 6}, {8192, 5}, {16384, 6}}, 5},
+    {INT_MAX, {{16, 5}, {32, 6}, {1024, 5}, {2048, 6}, {8192, 5}, {16384, 6}}, 5},
+};
+
+// 1 basic_linear, 2 nonoverlapping, 3 recursive_doubling, 4 ring, 5 segmented_ring, 6 rabenseifner
+const DecisionTable kAllreduce = {
+    {4, {{8, 4}, {4096, 3}, {8192, 4}, {16384, 3}, {65536, 4}, {262144, 5}}, 6},
+    {8, {{16, 4}, {8192, 3}}, 6},
+    {16, {{8192, 3}}, 6},
+    {32, {{64, 5}, {4096, 3}}, 6},
+    {64, {{128, 5}}, 6},
+    {128, {{262144, 3}}, 6},
+    {256, {{131072, 2}, {262144, 3}}, 6},
+    {512, {{4096, 2}}, 6},
+    {2048, {{2048, 2}, {16384, 3}}, 6},
+    {4096, {{2048, 2}, {4096, 5}, {16384, 3}}, 6},
+    {INT_MAX, {{2048, 2}, {16384, 5}, {32768, 3}}, 6},
+};
+
+/** Runs algorithm number `chosen` (1-based) of `by_number`. */
+void run(const std::vector<Algorithm>& by_number, int chosen, PointToPoint& p2p, const trace::Action& action,
+         const trace::CountPool& counts, int tag)
+{
+  by_number.at(chosen - 1)(p2p, action, counts, tag);
+}
+
+} // namespace
+
+void ompi_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
+{
+  static const std::vector<Algorithm> by_number = {
+      linear_bcast,          tuned_chain_bcast,    tuned_chain_bcast,   tuned_split_binary_tree_bcast,
+      tuned_binary_tree_bcast, tuned_binomial_bcast, tuned_knomial_bcast, tuned_scatter_allgather_bcast};
+  run(by_number, decide(kBcast, p2p.size(), action.bytes), p2p, action, counts, tag);
+}
+
+void ompi_reduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
+{
+  // Rabenseifner's reduction falls back to the linear one below p' elements: a vector under 8 bytes on 2 or 3
+  // ranks is one element of 4 bytes or more.
+  static const std::vector<Algorithm> by_number = {
+      tuned_linear_reduce,   tuned_chain_reduce,           tuned_chain_reduce, tuned_binary_reduce,
+      tuned_binomial_reduce, tuned_in_order_binary_reduce, tuned_linear_reduce};
+  run(by_number, decide(kReduce, p2p.size(), action.bytes), p2p, action, counts, tag);
+}
+
+void ompi_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
+{
+  static const std::vector<Algorithm> by_number = {
+      tuned_linear_allreduce, tuned_nonoverlapping_allreduce, tuned_recursive_doubling_allreduce,
+      tuned_ring_allreduce,   tuned_ring_allreduce,           tuned_rabenseifner_allreduce};
+  run(by_number, decide(kAllreduce, p2p.size(), action.bytes), p2p, action, counts, tag);
+}
+
+} // namespace progsim::models::collectives::algorithms

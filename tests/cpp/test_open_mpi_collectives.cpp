@@ -1,0 +1,230 @@
+/*
+ * Open MPI 4.1's trees, algorithms and default selection (models/collectives/algorithms/OpenMpiTrees, tuned_*,
+ * ompi_selection): expected trees are the ones coll_base_topo.c draws in its comments or that follow from its
+ * definitions by hand; expected choices are rows of coll_tuned_decision_fixed.c (Open MPI 4.1.4).
+ */
+#include "collectives/ScheduleRecorder.hpp"
+#include "collectives/SmpiDefault.hpp"
+#include "collectives/algorithms/OpenMpiTrees.hpp"
+#include "trace/Action.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace coll = progsim::models::collectives::smpi_default;
+namespace ompi = progsim::models::collectives::algorithms::ompi;
+using progsim::mpi::Schedule;
+using progsim::trace::Action;
+using progsim::trace::ActionType;
+
+namespace {
+
+using Children = std::vector<int>;
+
+std::string describe(const Schedule& schedule)
+{
+  std::string out;
+  for (auto const& round : schedule.rounds) {
+    if (not out.empty())
+      out += " | ";
+    std::string items;
+    for (auto const& t : round.transfers)
+      items += (items.empty() ? "" : " ") + std::string(t.is_send ? "S" : "R") + std::to_string(t.peer) + ":" +
+               std::to_string(t.bytes);
+    out += items;
+  }
+  return out;
+}
+
+Schedule blocking(ActionType type, int rank, int size, const std::string& choice, int64_t bytes, int root = 0,
+                  int64_t element = 8)
+{
+  Action action;
+  action.type   = type;
+  action.bytes  = bytes;
+  action.bytes2 = element;
+  action.root   = root;
+  progsim::trace::CountPool counts;
+  return coll::make_collectives(choice)->schedule(action, rank, size, counts);
+}
+
+/** Every rank's parent in a tree, checked against the children lists (each rank the child of its parent only). */
+template <typename Build>
+std::vector<int> parents_checked(int size, Build build)
+{
+  std::vector<int> parent(size, -1);
+  for (int r = 0; r < size; r++) {
+    parent[r] = build(r).parent;
+    for (int child : build(r).children)
+      EXPECT_EQ(build(child).parent, r) << "child " << child << " of " << r;
+  }
+  int roots = 0;
+  for (int r = 0; r < size; r++)
+    roots += parent[r] < 0;
+  EXPECT_EQ(roots, 1);
+  return parent;
+}
+
+} // namespace
+
+TEST(OpenMpiTrees, TheBinaryTreeFillsLevelByLevel)
+{
+  // coll_base_topo.c's example, fan-out 2 and 7 ranks: 0 -> 1 2; 1 -> 3 5; 2 -> 4 6.
+  auto tree = [](int r) { return ompi::level_tree(r, 7, 0, 2); };
+  EXPECT_EQ(tree(0).children, (Children{1, 2}));
+  EXPECT_EQ(tree(1).children, (Children{3, 5}));
+  EXPECT_EQ(tree(2).children, (Children{4, 6}));
+  EXPECT_EQ(parents_checked(7, tree), (std::vector<int>{-1, 0, 0, 1, 2, 1, 2}));
+  // Shifted by the root: with root 3 of 7, shifted rank 1 (real 4) has shifted children 3 and 5 (real 6 and 1).
+  EXPECT_EQ(ompi::level_tree(4, 7, 3, 2).children, (Children{6, 1}));
+  parents_checked(100, [](int r) { return ompi::level_tree(r, 100, 17, 2); });
+}
+
+TEST(OpenMpiTrees, TheKnomialTreeOfRadix4MatchesOpenMpisPicture)
+{
+  // coll_base_topo.c's drawing for 10 ranks, radix 4: 0 -> 4 8 1 2 3; 4 -> 5 6 7; 8 -> 9.
+  auto tree = [](int r) { return ompi::knomial_tree(r, 10, 0, 4); };
+  EXPECT_EQ(tree(0).children, (Children{4, 8, 1, 2, 3}));
+  EXPECT_EQ(tree(4).children, (Children{5, 6, 7}));
+  EXPECT_EQ(tree(8).children, (Children{9}));
+  EXPECT_EQ(parents_checked(10, tree), (std::vector<int>{-1, 0, 0, 0, 0, 4, 4, 4, 0, 8}));
+  parents_checked(77, [](int r) { return ompi::knomial_tree(r, 77, 5, 4); });
+}
+
+TEST(OpenMpiTrees, BinomialTreesClearTheHighestOrTheLowestBit)
+{
+  // bmtree: parent clears the highest bit, children above it smallest first: 0 -> 1 2 4; 1 -> 3 5; 3 -> 7.
+  auto bm = [](int r) { return ompi::binomial_tree(r, 8, 0); };
+  EXPECT_EQ(bm(0).children, (Children{1, 2, 4}));
+  EXPECT_EQ(bm(1).children, (Children{3, 5}));
+  EXPECT_EQ(parents_checked(8, bm), (std::vector<int>{-1, 0, 0, 1, 0, 1, 2, 3}));
+  // in-order bmtree: parent clears the lowest bit: 0 -> 1 2 4; 4 -> 5 6; 6 -> 7.
+  auto in_order = [](int r) { return ompi::in_order_binomial_tree(r, 8, 0); };
+  EXPECT_EQ(in_order(4).children, (Children{5, 6}));
+  EXPECT_EQ(parents_checked(8, in_order), (std::vector<int>{-1, 0, 0, 2, 0, 4, 4, 6}));
+  parents_checked(45, [](int r) { return ompi::binomial_tree(r, 45, 44); });
+  parents_checked(45, [](int r) { return ompi::in_order_binomial_tree(r, 45, 3); });
+}
+
+TEST(OpenMpiTrees, TheInOrderBinaryTreeHangsFromTheLastRank)
+{
+  // 7 ranks: 6 -> 5 (left: ranks 3..5) and 2 (right: ranks 0..2); 5 -> 4 3; 2 -> 1 0.
+  auto tree = [](int r) { return ompi::in_order_binary_tree(r, 7); };
+  EXPECT_EQ(tree(6).children, (Children{5, 2}));
+  EXPECT_EQ(tree(5).children, (Children{4, 3}));
+  EXPECT_EQ(tree(2).children, (Children{1, 0}));
+  EXPECT_EQ(parents_checked(7, tree), (std::vector<int>{2, 2, 6, 5, 5, 6, -1}));
+  for (int size : {1, 2, 3, 4, 10, 33})
+    parents_checked(size, [size](int r) { return ompi::in_order_binary_tree(r, size); });
+}
+
+TEST(OpenMpiAlgorithms, TreeBroadcastsReceiveWholeThenSendToAllChildrenAtOnce)
+{
+  EXPECT_EQ(describe(blocking(ActionType::Bcast, 0, 10, "bcast:tuned_knomial", 800)),
+            "S4:800 S8:800 S1:800 S2:800 S3:800");
+  EXPECT_EQ(describe(blocking(ActionType::Bcast, 4, 10, "bcast:tuned_knomial", 800)), "R0:800 | S5:800 S6:800 S7:800");
+  EXPECT_EQ(describe(blocking(ActionType::Bcast, 3, 5, "bcast:tuned_chain", 800)), "R2:800 | S4:800");
+  EXPECT_EQ(describe(blocking(ActionType::Bcast, 1, 7, "bcast:tuned_binary_tree", 800)), "R0:800 | S3:800 S5:800");
+}
+
+TEST(OpenMpiAlgorithms, TheSplitBinaryTreeSendsHalvesDownEachSubtreeThenSwapsThem)
+{
+  // 7 ranks, 101 elements of 8 B: halves of 51 and 50 elements (408 and 400 B). Root: first half left, then the
+  // second right, each send blocking; odd count, so the root takes no part in the swap.
+  EXPECT_EQ(describe(blocking(ActionType::Bcast, 0, 7, "bcast:tuned_split_binary_tree", 808)), "S1:408 | S2:400");
+  // Rank 1 (left) forwards the first half to 3 and 5, then swaps with its twin 2.
+  EXPECT_EQ(describe(blocking(ActionType::Bcast, 1, 7, "bcast:tuned_split_binary_tree", 808)),
+            "R0:408 | S3:408 | S5:408 | S2:408 R2:400");
+  // 8 ranks: the last one (7, left) has no twin: it gets the second half from the root.
+  EXPECT_EQ(describe(blocking(ActionType::Bcast, 7, 8, "bcast:tuned_split_binary_tree", 808)), "R3:408 | R0:400");
+  EXPECT_EQ(describe(blocking(ActionType::Bcast, 0, 8, "bcast:tuned_split_binary_tree", 808)),
+            "S1:408 | S2:400 | S7:400");
+}
+
+TEST(OpenMpiAlgorithms, TheScatterAllgatherBroadcastSpreadsShortPartnersPiecesByHalving)
+{
+  // 6 ranks, 60 elements of 8 B: pieces of 10 elements (80 B). At distance 4, ranks 2 and 3 have no partner
+  // (6 and 7 do not exist): the group 0..3 holds 0..3's pieces; 0 and 1 got 4..5's (160 B) from 4 and 5 and pass
+  // them on to 2 and 3 by halving (distance 2).
+  auto rank = [](int r) { return describe(blocking(ActionType::Bcast, r, 6, "bcast:tuned_scatter_allgather", 480)); };
+  EXPECT_EQ(rank(0), "S4:160 | S2:160 | S1:80 | S1:80 R1:80 | S2:160 R2:160 | S4:320 R4:160 | S2:160");
+  EXPECT_EQ(rank(3), "R2:80 | S2:80 R2:80 | S1:160 R1:160 | R1:160");
+  EXPECT_EQ(rank(5), "R4:80 | S4:80 R4:80 | S1:160 R1:320");
+  // Fewer elements than ranks: the linear broadcast.
+  EXPECT_EQ(describe(blocking(ActionType::Bcast, 0, 6, "bcast:tuned_scatter_allgather", 40)),
+            "S1:40 S2:40 S3:40 S4:40 S5:40");
+}
+
+TEST(OpenMpiAlgorithms, ReductionsReceiveFromEveryChildThenSendUp)
+{
+  // Linear: the root receives one at a time from the last rank down.
+  EXPECT_EQ(describe(blocking(ActionType::Reduce, 0, 4, "reduce:ompi_basic_linear", 80)), "R3:80 | R2:80 | R1:80");
+  // In-order binomial: 4 of 8 receives from 5 and 6 together, then sends to 0.
+  EXPECT_EQ(describe(blocking(ActionType::Reduce, 4, 8, "reduce:tuned_binomial", 80)), "R5:80 R6:80 | S0:80");
+  // The root of 8 has children 1, 2, 4: two receives in flight at a time, each child's posted before the wait for
+  // the one before it (its round waits for child 1 only; the next, for 2 and 4).
+  Schedule root = blocking(ActionType::Reduce, 0, 8, "reduce:tuned_binomial", 80);
+  EXPECT_EQ(describe(root), "R1:80 R2:80 | R4:80");
+  ASSERT_EQ(root.rounds.size(), 2u);
+  EXPECT_EQ(root.rounds[0].waits.size(), 1u);
+  EXPECT_EQ(root.rounds[1].waits.size(), 2u);
+  // In-order binary with root 0 of 7: the tree's root 6 reduces, then hands the result to 0.
+  EXPECT_EQ(describe(blocking(ActionType::Reduce, 6, 7, "reduce:tuned_in_order_binary", 80)), "R5:80 R2:80 | S0:80");
+  EXPECT_EQ(describe(blocking(ActionType::Reduce, 0, 7, "reduce:tuned_in_order_binary", 80)), "S2:80 | R6:80");
+}
+
+TEST(OpenMpiAlgorithms, AllreducesPairTheExtraRanksEvenToOdd)
+{
+  // 6 ranks (p' = 4, 2 extra): even ranks 0 and 2 hand over to 1 and 3; the others are new ranks 0..3.
+  EXPECT_EQ(describe(blocking(ActionType::AllReduce, 2, 6, "allreduce:tuned_recursive_doubling", 80)),
+            "S3:80 | R3:80");
+  EXPECT_EQ(describe(blocking(ActionType::AllReduce, 1, 6, "allreduce:tuned_recursive_doubling", 80)),
+            "R0:80 | S3:80 R3:80 | S4:80 R4:80 | S0:80");
+  // Rabenseifner, 6 ranks, 100 elements: pairs swap halves of 50, the odd one sends its half; then windows of
+  // 100 -> 50 -> 25 among new ranks 0..3 (real 0, 2, 4, 5); rank 4 is new rank 2, its partners 5 then 0.
+  EXPECT_EQ(describe(blocking(ActionType::AllReduce, 1, 6, "allreduce:tuned_rabenseifner", 800)),
+            "S0:400 R0:400 | S0:400 | R0:800");
+  EXPECT_EQ(describe(blocking(ActionType::AllReduce, 4, 6, "allreduce:tuned_rabenseifner", 800)),
+            "S5:400 R5:400 | S0:200 R0:200 | S0:200 R0:200 | S5:400 R5:400");
+  // The ring on fewer elements than ranks is recursive doubling.
+  EXPECT_EQ(describe(blocking(ActionType::AllReduce, 1, 6, "allreduce:tuned_ring", 40)),
+            describe(blocking(ActionType::AllReduce, 1, 6, "allreduce:tuned_recursive_doubling", 40)));
+}
+
+TEST(OpenMpiSelection, FollowsTheFixedDecisionTables)
+{
+  auto same = [](ActionType type, int size, int64_t bytes, const std::string& algorithm) {
+    for (int rank : {0, 1, size - 1})
+      if (describe(blocking(type, rank, size, "ompi", bytes)) != describe(blocking(type, rank, size, algorithm, bytes)))
+        return false;
+    return true;
+  };
+  // bcast, 16..31 ranks: knomial below 4 KiB, binomial below 1 MiB, scatter-allgather from there.
+  EXPECT_TRUE(same(ActionType::Bcast, 16, 4088, "bcast:tuned_knomial"));
+  EXPECT_TRUE(same(ActionType::Bcast, 16, 4096, "bcast:tuned_binomial"));
+  EXPECT_TRUE(same(ActionType::Bcast, 31, 1048568, "bcast:tuned_binomial"));
+  EXPECT_TRUE(same(ActionType::Bcast, 16, 1048576, "bcast:tuned_scatter_allgather"));
+  // bcast, 4..7 ranks: binary tree below 64 B, linear from 8 KiB to 1 MiB, the chain above.
+  EXPECT_TRUE(same(ActionType::Bcast, 5, 56, "bcast:tuned_binary_tree"));
+  EXPECT_TRUE(same(ActionType::Bcast, 5, 8192, "bcast:flattree"));
+  EXPECT_TRUE(same(ActionType::Bcast, 5, 1048576, "bcast:tuned_chain"));
+  // bcast, 256..1023 ranks: the split binary tree between 16 and 32 KiB.
+  EXPECT_TRUE(same(ActionType::Bcast, 300, 16384, "bcast:tuned_split_binary_tree"));
+  EXPECT_FALSE(same(ActionType::Bcast, 300, 32768, "bcast:tuned_split_binary_tree"));
+  // reduce: binary below 4 KiB on 4..7 ranks, binomial from 16 to 255 ranks, in-order binary at 256..511, 8-16 KiB.
+  EXPECT_TRUE(same(ActionType::Reduce, 6, 4088, "reduce:tuned_binary"));
+  EXPECT_TRUE(same(ActionType::Reduce, 6, 8192, "reduce:tuned_chain"));
+  EXPECT_TRUE(same(ActionType::Reduce, 100, 1 << 20, "reduce:tuned_binomial"));
+  EXPECT_TRUE(same(ActionType::Reduce, 300, 8192, "reduce:tuned_in_order_binary"));
+  // allreduce: recursive doubling below 8 KiB on 8..15 ranks, Rabenseifner above; the ring on 2..3 ranks at 8 B.
+  EXPECT_TRUE(same(ActionType::AllReduce, 12, 8184, "allreduce:tuned_recursive_doubling"));
+  EXPECT_TRUE(same(ActionType::AllReduce, 12, 8192, "allreduce:tuned_rabenseifner"));
+  EXPECT_TRUE(same(ActionType::AllReduce, 3, 8, "allreduce:tuned_ring"));
+  // 128..255 ranks below 128 KiB: reduce to 0 then broadcast, each as Open MPI selects them.
+  EXPECT_TRUE(same(ActionType::AllReduce, 200, 1024, "allreduce:tuned_nonoverlapping"));
+  EXPECT_EQ(describe(blocking(ActionType::AllReduce, 0, 200, "ompi", 1024)),
+            describe(blocking(ActionType::Reduce, 0, 200, "ompi", 1024)) + " | " +
+                describe(blocking(ActionType::Bcast, 0, 200, "ompi", 1024)));
+}
