@@ -28,7 +28,8 @@ SMALL, LARGE = 1000, 200003  # elements (of SMPI's default datatype): eager, and
 def calls(collective: str, count: int) -> str:
     return {"bcast": f"bcast {count} 0", "allreduce": f"allreduce {count} 0",
             "alltoall": f"alltoall {count} {count}", "allgather": f"allgather {count} {count}",
-            "barrier": "barrier", "reduce": f"reduce {count} 0 0"}[collective]
+            "barrier": "barrier", "reduce": f"reduce {count} 0 0",
+            "gather": f"gather {count} {count} 0", "scatter": f"scatter {count} {count} 0"}[collective]
 
 
 ALGORITHMS = [("bcast", "binomial_tree"), ("bcast", "flattree"), ("bcast", "scatter_LR_allgather"),
@@ -38,10 +39,15 @@ ALGORITHMS = [("bcast", "binomial_tree"), ("bcast", "flattree"), ("bcast", "scat
               ("barrier", "ompi_bruck"), ("barrier", "ompi_recursivedoubling")]
 # Open MPI 4.1's algorithms as its tuned component runs them (unsegmented), against SMPI's port of the same one
 # where SMPI runs it unsegmented too: its binomial reduce only below 2 048 B (so 200 elements), its in-order binary
-# reduce always. The name SMPI gives each, and the element counts to run.
+# reduce always. The name SMPI gives each, and the element counts to run. (SMPI's linear_sync gather sends a first
+# segment of 1 or 32 KiB, and its binomial scatter serves the smallest subtree first: Open MPI 4.1's tuned_* differ.)
 SAME_AS_SMPI = {("reduce", "tuned_binomial"): ("ompi_binomial", (200,)),
                 ("reduce", "tuned_in_order_binary"): ("ompi_in_order_binary", (SMALL, LARGE)),
-                ("reduce", "ompi_basic_linear"): ("ompi_basic_linear", (SMALL, LARGE))}
+                ("reduce", "ompi_basic_linear"): ("ompi_basic_linear", (SMALL, LARGE)),
+                ("gather", "ompi_basic_linear"): ("ompi_basic_linear", (SMALL, LARGE)),
+                ("gather", "ompi_binomial"): ("ompi_binomial", (SMALL, LARGE)),
+                ("scatter", "ompi_basic_linear"): ("ompi_basic_linear", (SMALL, LARGE)),
+                ("scatter", "ompi_linear_nb"): ("ompi_linear_nb", (SMALL, LARGE))}
 POWER_OF_TWO_ONLY = [("alltoall", "pair"), ("bcast", "scatter_rdb_allgather")]
 SLOW_AT_250 = {("allreduce", "lr"), ("alltoall", "ring"), ("allgather", "ring"), ("alltoall", "basic_linear"),
                ("alltoall", "mvapich2_scatter_dest")}

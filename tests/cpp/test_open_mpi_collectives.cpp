@@ -193,6 +193,35 @@ TEST(OpenMpiAlgorithms, AllreducesPairTheExtraRanksEvenToOdd)
             describe(blocking(ActionType::AllReduce, 1, 6, "allreduce:tuned_recursive_doubling", 40)));
 }
 
+TEST(OpenMpiAlgorithms, GathersAndScattersMoveSubtreesOfBlocks)
+{
+  auto run = [](ActionType type, int rank, int size, const std::string& choice) {
+    Action action;
+    action.type   = type;
+    action.bytes  = 100; // a rank's block, sent and received
+    action.bytes2 = 100;
+    progsim::trace::CountPool counts;
+    return describe(coll::make_collectives(choice)->schedule(action, rank, size, counts));
+  };
+  // Binomial gather on 6 ranks: 4 gets 5's block, then sends 4 and 5's to 0; 0 gets 1, then 2..3, then 4..5.
+  EXPECT_EQ(run(ActionType::Gather, 4, 6, "gather:ompi_binomial"), "R5:100 | S0:200");
+  EXPECT_EQ(run(ActionType::Gather, 0, 6, "gather:ompi_binomial"), "R1:100 | R2:200 | R4:200");
+  // Binomial scatter: the reverse, largest subtree first.
+  EXPECT_EQ(run(ActionType::Scatter, 0, 6, "scatter:tuned_binomial"), "S4:200 | S2:200 | S1:100");
+  EXPECT_EQ(run(ActionType::Scatter, 2, 6, "scatter:tuned_binomial"), "R0:200 | S3:100");
+  // Linear gather with a go-ahead: per rank, the block's receive and an empty go-ahead, then an empty rest.
+  EXPECT_EQ(run(ActionType::Gather, 0, 3, "gather:tuned_linear_sync"), "R1:100 S1:0 | R1:0 | R2:100 S2:0 | R2:0");
+  EXPECT_EQ(run(ActionType::Gather, 2, 3, "gather:tuned_linear_sync"), "R0:0 | S0:100 | S0:0");
+  // Linear gather: one block at a time from rank 0 up; linear scatter the same way out.
+  EXPECT_EQ(run(ActionType::Gather, 0, 3, "gather:ompi_basic_linear"), "R1:100 | R2:100");
+  EXPECT_EQ(run(ActionType::Scatter, 0, 3, "scatter:ompi_basic_linear"), "S1:100 | S2:100");
+  EXPECT_EQ(run(ActionType::Scatter, 0, 3, "scatter:ompi_linear_nb"), "S1:100 S2:100");
+  // Gather and scatter by Open MPI's selection: 8..255 ranks, the binomial trees; 2..3 ranks, 1 byte: linear_sync.
+  EXPECT_EQ(run(ActionType::Gather, 0, 9, "ompi"), run(ActionType::Gather, 0, 9, "gather:ompi_binomial"));
+  EXPECT_EQ(run(ActionType::Scatter, 0, 9, "ompi"), run(ActionType::Scatter, 0, 9, "scatter:tuned_binomial"));
+  EXPECT_EQ(run(ActionType::Scatter, 0, 70, "ompi"), run(ActionType::Scatter, 0, 70, "scatter:tuned_binomial"));
+}
+
 TEST(OpenMpiSelection, FollowsTheFixedDecisionTables)
 {
   auto same = [](ActionType type, int size, int64_t bytes, const std::string& algorithm) {

@@ -147,6 +147,15 @@ void tuned_rabenseifner_allreduce(PointToPoint& p2p, const trace::Action& action
 void tuned_linear_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void tuned_nonoverlapping_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
                                     int tag);
+void tuned_linear_gather(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void tuned_binomial_gather(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void tuned_linear_sync_gather(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
+                              int tag);
+void tuned_linear_scatter(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void tuned_binomial_scatter(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void tuned_linear_nb_scatter(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void ompi_gather(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void ompi_scatter(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void ompi_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void ompi_reduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void ompi_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);

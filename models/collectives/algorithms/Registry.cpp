@@ -56,6 +56,14 @@ const std::vector<NamedAlgorithm>& algorithms()
       {ActionType::AllReduce, "tuned_ring", tuned_ring_allreduce}, // and "segmented_ring", unsegmented
       {ActionType::AllReduce, "tuned_rabenseifner", tuned_rabenseifner_allreduce},
       {ActionType::AllReduce, "ompi", ompi_allreduce}, // Open MPI's selection
+      {ActionType::Gather, "ompi_basic_linear", tuned_linear_gather}, // SMPI's names for Open MPI's
+      {ActionType::Gather, "ompi_binomial", tuned_binomial_gather},
+      {ActionType::Gather, "tuned_linear_sync", tuned_linear_sync_gather}, // without SMPI's first segment
+      {ActionType::Gather, "ompi", ompi_gather}, // Open MPI's selection
+      {ActionType::Scatter, "ompi_basic_linear", tuned_linear_scatter},
+      {ActionType::Scatter, "tuned_binomial", tuned_binomial_scatter}, // largest subtree first, unlike SMPI's
+      {ActionType::Scatter, "ompi_linear_nb", tuned_linear_nb_scatter},
+      {ActionType::Scatter, "ompi", ompi_scatter}, // Open MPI's selection
       {ActionType::AllToAll, "pairwise", shift_exchange},
       {ActionType::AllToAll, "ring", shift_exchange}, // SMPI's name for it
       {ActionType::AllToAll, "pair", xor_pair_alltoall},

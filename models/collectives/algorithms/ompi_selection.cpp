@@ -2,7 +2,7 @@
  * (ompi/mca/coll/tuned/coll_tuned_decision_fixed.c, Open MPI 4.1.4 as Debian 12 ships it), whose switch points were
  * averaged from the ompi-collectives-tuning measurements of several clusters. A table per collective: by rank
  * count, the first size threshold the message is under picks the algorithm (Open MPI's number for it); sizes are
- * the whole vector for bcast, reduce and allreduce. The decision passes a segment size and a fan-out of 0, so every
+ * the whole vector for bcast, reduce and allreduce, one rank's block for gather and scatter. The decision passes a segment size and a fan-out of 0, so every
  * algorithm runs unsegmented (the tuned_* files of this folder). Operations are taken as commutative (MPI_SUM, ...):
  * a trace does not say, and Open MPI's tables for the others differ. */
 #include "collectives/algorithms/Algorithms.hpp"
@@ -79,6 +79,25 @@ const DecisionTable kAllreduce = {
     {INT_MAX, {{2048, 2}, {16384, 5}, {32768, 3}}, 6},
 };
 
+// 1 basic_linear, 2 binomial, 3 linear_sync (sizes: one rank's block)
+const DecisionTable kGather = {
+    {4, {{2, 3}, {4, 1}, {32768, 2}, {65536, 1}, {131072, 2}}, 3},
+    {8, {{1024, 2}, {8192, 1}, {32768, 2}, {262144, 1}}, 3},
+    {256, {}, 2},
+    {512, {{2048, 2}, {8192, 1}}, 2},
+    {INT_MAX, {}, 2},
+};
+
+// 1 basic_linear, 2 binomial, 3 linear_nb (sizes: one rank's block)
+const DecisionTable kScatter = {
+    {4, {{2, 3}, {131072, 1}, {262144, 3}}, 1},
+    {8, {{2048, 2}, {4096, 1}, {8192, 2}, {32768, 1}, {1048576, 3}}, 1},
+    {16, {{16384, 2}, {1048576, 3}}, 1},
+    {32, {{16384, 2}, {32768, 1}}, 3},
+    {64, {{512, 2}, {8192, 3}, {16384, 2}}, 3},
+    {INT_MAX, {{512, 2}}, 3},
+};
+
 /** Runs algorithm number `chosen` (1-based) of `by_number`. */
 void run(const std::vector<Algorithm>& by_number, int chosen, PointToPoint& p2p, const trace::Action& action,
          const trace::CountPool& counts, int tag)
@@ -112,6 +131,22 @@ void ompi_allreduce(PointToPoint& p2p, const trace::Action& action, const trace:
       tuned_linear_allreduce, tuned_nonoverlapping_allreduce, tuned_recursive_doubling_allreduce,
       tuned_ring_allreduce,   tuned_ring_allreduce,           tuned_rabenseifner_allreduce};
   run(by_number, decide(kAllreduce, p2p.size(), action.bytes), p2p, action, counts, tag);
+}
+
+void ompi_gather(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
+{
+  static const std::vector<Algorithm> by_number = {tuned_linear_gather, tuned_binomial_gather,
+                                                   tuned_linear_sync_gather};
+  const int64_t block = p2p.rank() == action.root ? action.bytes2 : action.bytes;
+  run(by_number, decide(kGather, p2p.size(), block), p2p, action, counts, tag);
+}
+
+void ompi_scatter(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
+{
+  static const std::vector<Algorithm> by_number = {tuned_linear_scatter, tuned_binomial_scatter,
+                                                   tuned_linear_nb_scatter};
+  const int64_t block = p2p.rank() == action.root ? action.bytes : action.bytes2;
+  run(by_number, decide(kScatter, p2p.size(), block), p2p, action, counts, tag);
 }
 
 } // namespace progsim::models::collectives::algorithms
