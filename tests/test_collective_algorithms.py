@@ -36,7 +36,8 @@ ALGORITHMS = [("bcast", "binomial_tree"), ("bcast", "flattree"), ("bcast", "scat
               ("allreduce", "rdb"), ("allreduce", "lr"), ("allreduce", "redbcast"), ("allreduce", "rab_rdb"),
               ("alltoall", "ring"), ("alltoall", "basic_linear"), ("alltoall", "bruck"),
               ("alltoall", "mvapich2_scatter_dest"), ("allgather", "ring"), ("allgather", "rdb"),
-              ("barrier", "ompi_bruck"), ("barrier", "ompi_recursivedoubling")]
+              ("barrier", "ompi_bruck"), ("barrier", "ompi_recursivedoubling"), ("reduce", "binomial"),
+              ("reduce", "scatter_gather")]
 # Open MPI 4.1's algorithms as its tuned component runs them (unsegmented), against SMPI's port of the same one
 # where SMPI runs it unsegmented too: its binomial reduce only below 2 048 B (so 200 elements), its in-order binary
 # reduce always. The name SMPI gives each, and the element counts to run. (SMPI's linear_sync gather sends a first
@@ -123,3 +124,18 @@ def test_the_pair_alltoall_refuses_other_rank_counts(tmp_path: Path) -> None:
                    "--set", "coll-algorithms:alltoall:pair")
     assert done.returncode != 0
     assert "power of two of ranks, not 6" in done.stderr
+
+
+@pytest.mark.parametrize("algorithm,root", [("scatter_gather", 3), ("scatter_gather", 4), ("binomial", 3)])
+def test_a_reduction_to_another_root_matches_smpi(tmp_path: Path, algorithm: str, root: int) -> None:
+    # 6 ranks (4 take part in the reduce-scatter): root 3 sat out of it (odd, below 2 r = 4) and takes over new
+    # rank 0's piece before the gather; root 4 is new rank 2.
+    trace = write_trace([[f"{r} init", f"{r} reduce {SMALL} 0 {root}", f"{r} finalize"] for r in range(6)],
+                        tmp_path / "trace")
+    platform = dataclasses.replace(load_platform(REPOSITORY / "platforms" / "lima.yaml"),
+                                   placement=PlacementSpec("block", 2))
+    compiled = compile_platform(platform, tmp_path / "platform", 6)
+    run = replay(trace, compiled, "ideal", tmp_path / "results.json", settings=[f"coll-algorithms:reduce:{algorithm}"])
+    assert run.returncode == 0, run.stderr
+    reference = smpi_replay_time(trace, compiled, [f"--cfg=smpi/reduce:{algorithm}"])
+    assert run.results["simulated_time"] == pytest.approx(reference, rel=TOLERANCE)

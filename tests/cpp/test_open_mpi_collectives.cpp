@@ -178,9 +178,9 @@ TEST(OpenMpiAlgorithms, ReductionsReceiveFromEveryChildThenSendUp)
 TEST(OpenMpiAlgorithms, AllreducesPairTheExtraRanksEvenToOdd)
 {
   // 6 ranks (p' = 4, 2 extra): even ranks 0 and 2 hand over to 1 and 3; the others are new ranks 0..3.
-  EXPECT_EQ(describe(blocking(ActionType::AllReduce, 2, 6, "allreduce:tuned_recursive_doubling", 80)),
+  EXPECT_EQ(describe(blocking(ActionType::AllReduce, 2, 6, "allreduce:rdb", 80)),
             "S3:80 | R3:80");
-  EXPECT_EQ(describe(blocking(ActionType::AllReduce, 1, 6, "allreduce:tuned_recursive_doubling", 80)),
+  EXPECT_EQ(describe(blocking(ActionType::AllReduce, 1, 6, "allreduce:rdb", 80)),
             "R0:80 | S3:80 R3:80 | S4:80 R4:80 | S0:80");
   // Rabenseifner, 6 ranks, 100 elements: pairs swap halves of 50, the odd one sends its half; then windows of
   // 100 -> 50 -> 25 among new ranks 0..3 (real 0, 2, 4, 5); rank 4 is new rank 2, its partners 5 then 0.
@@ -190,7 +190,7 @@ TEST(OpenMpiAlgorithms, AllreducesPairTheExtraRanksEvenToOdd)
             "S5:400 R5:400 | S0:200 R0:200 | S0:200 R0:200 | S5:400 R5:400");
   // The ring on fewer elements than ranks is recursive doubling.
   EXPECT_EQ(describe(blocking(ActionType::AllReduce, 1, 6, "allreduce:tuned_ring", 40)),
-            describe(blocking(ActionType::AllReduce, 1, 6, "allreduce:tuned_recursive_doubling", 40)));
+            describe(blocking(ActionType::AllReduce, 1, 6, "allreduce:rdb", 40)));
 }
 
 TEST(OpenMpiAlgorithms, GathersAndScattersMoveSubtreesOfBlocks)
@@ -248,7 +248,7 @@ TEST(OpenMpiSelection, FollowsTheFixedDecisionTables)
   EXPECT_TRUE(same(ActionType::Reduce, 100, 1 << 20, "reduce:tuned_binomial"));
   EXPECT_TRUE(same(ActionType::Reduce, 300, 8192, "reduce:tuned_in_order_binary"));
   // allreduce: recursive doubling below 8 KiB on 8..15 ranks, Rabenseifner above; the ring on 2..3 ranks at 8 B.
-  EXPECT_TRUE(same(ActionType::AllReduce, 12, 8184, "allreduce:tuned_recursive_doubling"));
+  EXPECT_TRUE(same(ActionType::AllReduce, 12, 8184, "allreduce:rdb"));
   EXPECT_TRUE(same(ActionType::AllReduce, 12, 8192, "allreduce:tuned_rabenseifner"));
   EXPECT_TRUE(same(ActionType::AllReduce, 3, 8, "allreduce:tuned_ring"));
   // 128..255 ranks below 128 KiB: reduce to 0 then broadcast, each as Open MPI selects them.

@@ -169,10 +169,11 @@ TEST(NonBlockingSchedule, RecursiveDoublingExchangesWithOneBitFlippedPerRound)
 {
   EXPECT_EQ(describe(nonblocking(ActionType::AllReduce, 5, 8, "iallreduce:recursive-doubling")),
             "S4 R4 | S7 R7 | S1 R1");
-  // 6 ranks: ranks 1 and 3 hand their vector to 0 and 2, which take part in the 4-rank exchange, and get the result.
-  EXPECT_EQ(describe(nonblocking(ActionType::AllReduce, 1, 6, "iallreduce:recursive-doubling")), "S0 | R0");
-  EXPECT_EQ(describe(nonblocking(ActionType::AllReduce, 0, 6, "iallreduce:recursive-doubling")),
-            "R1 | S2 R2 | S4 R4 | S1");
+  // 6 ranks: ranks 0 and 2 hand their vector to 1 and 3, which take part in the 4-rank exchange, and get the result
+  // (MPICH's, Open MPI's and SMPI's pairing).
+  EXPECT_EQ(describe(nonblocking(ActionType::AllReduce, 0, 6, "iallreduce:recursive-doubling")), "S1 | R1");
+  EXPECT_EQ(describe(nonblocking(ActionType::AllReduce, 1, 6, "iallreduce:recursive-doubling")),
+            "R0 | S3 R3 | S4 R4 | S0");
 }
 
 TEST(NonBlockingSchedule, DisseminationAndPairwiseTakeLog2AndPMinus1Rounds)
@@ -364,10 +365,17 @@ TEST(BlockingSchedule, MpichChoosesByMessageSizeAndRankCount)
   EXPECT_TRUE(same(ActionType::Bcast, 5, 12, 12288, "bcast:scatter_LR_allgather"));
   EXPECT_TRUE(same(ActionType::Bcast, 5, 16, 524288, "bcast:scatter_LR_allgather"));
   EXPECT_FALSE(same(ActionType::Bcast, 5, 16, 524288, "bcast:scatter_rdb_allgather"));
-  // allreduce: recursive doubling up to 2 048 B, Rabenseifner above.
-  EXPECT_TRUE(same(ActionType::AllReduce, 5, 16, 2048, "allreduce:rdb"));
-  EXPECT_TRUE(same(ActionType::AllReduce, 5, 16, 2049, "allreduce:rab_rdb"));
-  EXPECT_FALSE(same(ActionType::AllReduce, 5, 16, 2049, "allreduce:rdb"));
+  // allreduce (MPICH 4.0): recursive doubling up to 8 B or fewer elements than 2^k ranks, Rabenseifner above.
+  EXPECT_TRUE(same(ActionType::AllReduce, 5, 16, 8, "allreduce:rdb"));
+  EXPECT_TRUE(same(ActionType::AllReduce, 5, 16, 15, "allreduce:rdb")); // 15 elements of 1 B on 16 ranks
+  EXPECT_TRUE(same(ActionType::AllReduce, 5, 16, 16, "allreduce:rab_rdb"));
+  EXPECT_FALSE(same(ActionType::AllReduce, 5, 16, 16, "allreduce:rdb"));
+  // reduce: binomial up to 2 048 B, reduce-scatter + gather above; gather and scatter: binomial always.
+  EXPECT_TRUE(same(ActionType::Reduce, 5, 16, 2048, "reduce:binomial"));
+  EXPECT_TRUE(same(ActionType::Reduce, 5, 16, 2049, "reduce:scatter_gather"));
+  EXPECT_FALSE(same(ActionType::Reduce, 5, 16, 2049, "reduce:binomial"));
+  EXPECT_TRUE(same(ActionType::Gather, 5, 16, 1 << 20, "gather:ompi_binomial"));
+  EXPECT_TRUE(same(ActionType::Scatter, 5, 16, 1 << 20, "scatter:tuned_binomial"));
   // alltoall: Bruck up to 256 B on 8 ranks or more, scattered up to 32 KiB, pairwise beyond.
   EXPECT_TRUE(same(ActionType::AllToAll, 5, 8, 256, "alltoall:bruck"));
   EXPECT_TRUE(same(ActionType::AllToAll, 5, 4, 256, "alltoall:scattered"));

@@ -53,7 +53,8 @@ inline int power_of_two_at_most(int n)
 
 /**
  * Recursive exchanges need a power of two of ranks: with p' the largest at most p, the first 2 (p - p') ranks pair
- * up, each odd one handing its vector to the even one before it and getting the result back at the end (as MPICH).
+ * up, each even one handing its vector to the odd one after it and getting the result back at the end (as MPICH,
+ * Open MPI and SMPI do).
  * The constructor does the first hand-over; finish() the last.
  */
 class PowerOfTwoRanks {
@@ -64,7 +65,7 @@ public:
   int size() const { return size_; }
   int virtual_rank() const { return virtual_rank_; }
   /** The rank that plays virtual rank `v`. */
-  int real(int v) const { return v < extra_ ? 2 * v : v + extra_; }
+  int real(int v) const { return v < extra_ ? 2 * v + 1 : v + extra_; }
   void finish();
 
 private:
@@ -93,6 +94,10 @@ void scatter_rdb_allgather_bcast(PointToPoint& p2p, const trace::Action& action,
 void mvapich2_scatter_dest_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
                                     int tag);
 void mpich_scattered_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void mpich_binomial_reduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void mpich_reduce_scatter_gather_reduce(PointToPoint& p2p, const trace::Action& action,
+                                        const trace::CountPool& counts, int tag);
+void mpich_reduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void mpich_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void mpich_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void mpich_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
@@ -139,8 +144,6 @@ void tuned_binary_reduce(PointToPoint& p2p, const trace::Action& action, const t
 void tuned_binomial_reduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void tuned_in_order_binary_reduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
                                   int tag);
-void tuned_recursive_doubling_allreduce(PointToPoint& p2p, const trace::Action& action,
-                                        const trace::CountPool& counts, int tag);
 void tuned_ring_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void tuned_rabenseifner_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
                                   int tag);

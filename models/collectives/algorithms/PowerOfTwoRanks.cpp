@@ -8,12 +8,12 @@ PowerOfTwoRanks::PowerOfTwoRanks(PointToPoint& p2p, int64_t bytes, int tag)
   size_  = power_of_two_at_most(p2p.size());
   extra_ = p2p.size() - size_;
   if (rank_ < 2 * extra_) {
-    if (rank_ % 2 == 1) { // hands its vector to rank - 1 and waits for the result
-      p2p_.send(rank_ - 1, tag_, bytes_);
-      p2p_.recv(rank_ - 1, tag_, bytes_);
+    if (rank_ % 2 == 0) { // hands its vector to rank + 1 and waits for the result
+      p2p_.send(rank_ + 1, tag_, bytes_);
+      p2p_.recv(rank_ + 1, tag_, bytes_);
       return;
     }
-    p2p_.recv(rank_ + 1, tag_, bytes_);
+    p2p_.recv(rank_ - 1, tag_, bytes_);
     virtual_rank_ = rank_ / 2;
   } else {
     virtual_rank_ = rank_ - extra_;
@@ -23,7 +23,7 @@ PowerOfTwoRanks::PowerOfTwoRanks(PointToPoint& p2p, int64_t bytes, int tag)
 void PowerOfTwoRanks::finish()
 {
   if (takes_part() && rank_ < 2 * extra_)
-    p2p_.send(rank_ + 1, tag_, bytes_);
+    p2p_.send(rank_ - 1, tag_, bytes_);
 }
 
 } // namespace progsim::models::collectives::algorithms

@@ -40,6 +40,9 @@ const std::vector<NamedAlgorithm>& algorithms()
       {ActionType::Reduce, "tuned_binomial", tuned_binomial_reduce},
       {ActionType::Reduce, "tuned_in_order_binary", tuned_in_order_binary_reduce},
       {ActionType::Reduce, "ompi", ompi_reduce}, // Open MPI's selection
+      {ActionType::Reduce, "binomial", mpich_binomial_reduce}, // MPICH's, SMPI's names
+      {ActionType::Reduce, "scatter_gather", mpich_reduce_scatter_gather_reduce},
+      {ActionType::Reduce, "mpich", mpich_reduce}, // MPICH's selection
       {ActionType::AllReduce, "binomial", binomial_allreduce},
       {ActionType::AllReduce, "recursive-doubling", recursive_doubling_allreduce},
       {ActionType::AllReduce, "rdb", recursive_doubling_allreduce}, // SMPI's name for it
@@ -52,7 +55,6 @@ const std::vector<NamedAlgorithm>& algorithms()
       {ActionType::AllReduce, "mpich", mpich_allreduce}, // MPICH's selection
       {ActionType::AllReduce, "tuned_basic_linear", tuned_linear_allreduce},
       {ActionType::AllReduce, "tuned_nonoverlapping", tuned_nonoverlapping_allreduce},
-      {ActionType::AllReduce, "tuned_recursive_doubling", tuned_recursive_doubling_allreduce},
       {ActionType::AllReduce, "tuned_ring", tuned_ring_allreduce}, // and "segmented_ring", unsegmented
       {ActionType::AllReduce, "tuned_rabenseifner", tuned_rabenseifner_allreduce},
       {ActionType::AllReduce, "ompi", ompi_allreduce}, // Open MPI's selection
@@ -60,10 +62,12 @@ const std::vector<NamedAlgorithm>& algorithms()
       {ActionType::Gather, "ompi_binomial", tuned_binomial_gather},
       {ActionType::Gather, "tuned_linear_sync", tuned_linear_sync_gather}, // without SMPI's first segment
       {ActionType::Gather, "ompi", ompi_gather}, // Open MPI's selection
+      {ActionType::Gather, "mpich", tuned_binomial_gather}, // MPICH's selection: always its binomial gather
       {ActionType::Scatter, "ompi_basic_linear", tuned_linear_scatter},
       {ActionType::Scatter, "tuned_binomial", tuned_binomial_scatter}, // largest subtree first, unlike SMPI's
       {ActionType::Scatter, "ompi_linear_nb", tuned_linear_nb_scatter},
       {ActionType::Scatter, "ompi", ompi_scatter}, // Open MPI's selection
+      {ActionType::Scatter, "mpich", tuned_binomial_scatter}, // MPICH's selection: always its binomial scatter
       {ActionType::AllToAll, "pairwise", shift_exchange},
       {ActionType::AllToAll, "ring", shift_exchange}, // SMPI's name for it
       {ActionType::AllToAll, "pair", xor_pair_alltoall},

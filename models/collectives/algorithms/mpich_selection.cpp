@@ -1,11 +1,15 @@
-/* MPICH's default choice of algorithm for the blocking collectives (MPICH 3.x/4.x, "auto" selection with the
- * default control variables): thresholds on the message size and rank count, each branch an algorithm of this
+/* MPICH's default choice of algorithm for the blocking collectives: MPICH 4.0.2's (Debian 12's) collective
+ * selection for flat communicators (maint/tuning/coll/mpir/generic.json, compiled in; the CH4 device's node-aware
+ * compositions are not modelled): thresholds on the message size and rank count, each branch an algorithm of this
  * folder.
  *  - bcast: binomial tree below MPIR_CVAR_BCAST_SHORT_MSG_SIZE (12288 B) or below MPIR_CVAR_BCAST_MIN_PROCS (8)
  *    ranks; scatter + recursive-doubling allgather below MPIR_CVAR_BCAST_LONG_MSG_SIZE (524288 B) on a power of
  *    two of ranks; scatter + ring allgather otherwise.
- *  - allreduce: recursive doubling up to MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE (2048 B) or with fewer elements than
- *    the largest power of two of ranks; Rabenseifner's reduce-scatter + allgather otherwise.
+ *  - allreduce: recursive doubling up to 8 B or with fewer elements than the largest power of two of ranks;
+ *    Rabenseifner's reduce-scatter + allgather otherwise (MPICH 3's threshold, MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE,
+ *    was 2048 B).
+ *  - reduce: binomial up to 2048 B or with fewer elements than the largest power of two of ranks; Rabenseifner's
+ *    reduce-scatter + gather otherwise.
  *  - alltoall (blocks of b bytes per peer): Bruck up to MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE (256 B) on 8 ranks or
  *    more; the scattered exchange, 32 pairs at a time, up to MPIR_CVAR_ALLTOALL_MEDIUM_MSG_SIZE (32768 B);
  *    pairwise beyond (rank XOR i on a power of two of ranks, rank +- i otherwise).
@@ -29,10 +33,19 @@ void mpich_allreduce(PointToPoint& p2p, const trace::Action& action, const trace
 {
   const int group        = power_of_two_at_most(p2p.size());
   const int64_t elements = action.bytes / element_size(action);
-  if (action.bytes <= 2048 || elements < group)
+  if (action.bytes <= 8 || elements < group)
     recursive_doubling_allreduce(p2p, action, counts, tag);
   else
     rabenseifner_allreduce(p2p, action, counts, tag);
+}
+
+void mpich_reduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
+{
+  const int64_t elements = action.bytes / element_size(action);
+  if (action.bytes <= 2048 || elements < power_of_two_at_most(p2p.size()))
+    mpich_binomial_reduce(p2p, action, counts, tag);
+  else
+    mpich_reduce_scatter_gather_reduce(p2p, action, counts, tag);
 }
 
 void mpich_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)

@@ -11,7 +11,7 @@ namespace progsim::models::collectives::algorithms {
 void tuned_ring_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
 {
   if (action.bytes / element_size(action) < p2p.size())
-    tuned_recursive_doubling_allreduce(p2p, action, counts, tag);
+    recursive_doubling_allreduce(p2p, action, counts, tag);
   else
     ring_allreduce(p2p, action, counts, tag);
 }

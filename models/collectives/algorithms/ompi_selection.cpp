@@ -128,7 +128,7 @@ void ompi_reduce(PointToPoint& p2p, const trace::Action& action, const trace::Co
 void ompi_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
 {
   static const std::vector<Algorithm> by_number = {
-      tuned_linear_allreduce, tuned_nonoverlapping_allreduce, tuned_recursive_doubling_allreduce,
+      tuned_linear_allreduce, tuned_nonoverlapping_allreduce, recursive_doubling_allreduce,
       tuned_ring_allreduce,   tuned_ring_allreduce,           tuned_rabenseifner_allreduce};
   run(by_number, decide(kAllreduce, p2p.size(), action.bytes), p2p, action, counts, tag);
 }

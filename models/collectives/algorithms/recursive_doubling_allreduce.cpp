@@ -1,6 +1,6 @@
 /* Recursive-doubling allreduce: in each of log2 p rounds a rank exchanges its whole vector with the rank whose number
- * differs in one bit. With p not a power of two, the first p - p' ranks of odd number first hand their vector to
- * their even neighbour and get the result back at the end (PowerOfTwoRanks), as MPICH does. */
+ * differs in one bit. With p not a power of two, the first p - p' ranks of even number first hand their vector to
+ * their odd neighbour and get the result back at the end (PowerOfTwoRanks). MPICH's, Open MPI's and SMPI's rdb. */
 #include "collectives/algorithms/Algorithms.hpp"
 
 namespace progsim::models::collectives::algorithms {
