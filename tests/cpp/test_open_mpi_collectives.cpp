@@ -188,6 +188,12 @@ TEST(OpenMpiAlgorithms, AllreducesPairTheExtraRanksEvenToOdd)
             "S0:400 R0:400 | S0:400 | R0:800");
   EXPECT_EQ(describe(blocking(ActionType::AllReduce, 4, 6, "allreduce:tuned_rabenseifner", 800)),
             "S5:400 R5:400 | S0:200 R0:200 | S0:200 R0:200 | S5:400 R5:400");
+  // The reduction's version, root 1 (odd, so it sat out of the reduce-scatter): rank 0 hands it its quarter, and it
+  // gathers the rest down the tree, from new rank 2 (real 4) then new rank 1 (real 2).
+  EXPECT_EQ(describe(blocking(ActionType::Reduce, 1, 6, "reduce:tuned_rabenseifner", 800, 1)),
+            "S0:400 R0:400 | S0:400 | R0:200 | R4:200 | R2:400");
+  EXPECT_EQ(describe(blocking(ActionType::Reduce, 0, 6, "reduce:tuned_rabenseifner", 800, 1)),
+            "S1:400 R1:400 | R1:400 | S2:400 R2:400 | S4:200 R4:200 | S1:200");
   // The ring on fewer elements than ranks is recursive doubling.
   EXPECT_EQ(describe(blocking(ActionType::AllReduce, 1, 6, "allreduce:tuned_ring", 40)),
             describe(blocking(ActionType::AllReduce, 1, 6, "allreduce:rdb", 40)));

@@ -353,6 +353,37 @@ TEST(NonBlockingSchedule, LibnbcPostsItsAlltoallInOneRoundAndDisseminatesItsBarr
             describe(nonblocking(ActionType::Barrier, 3, 5, "ibarrier:dissemination")));
 }
 
+TEST(NonBlockingSchedule, LibnbcReducesByHalvingOrDownItsBinomialTreeAndScattersTheShares)
+{
+  // nbc_ireduce.c: Rabenseifner's on more than 2 ranks with at least p' elements (8 B each here), binomial below.
+  auto ireduce = [](int rank, int size, int64_t bytes, const std::string& choice) {
+    Action action;
+    action.type        = ActionType::Reduce;
+    action.nonblocking = true;
+    action.bytes       = bytes;
+    action.bytes2      = 8;
+    progsim::trace::CountPool counts;
+    return describe(coll::make_collectives("", choice)->schedule(action, rank, size, counts));
+  };
+  EXPECT_EQ(ireduce(0, 6, 800, "libnbc"), ireduce(0, 6, 800, "ireduce:tuned_rabenseifner"));
+  EXPECT_EQ(ireduce(0, 6, 24, "libnbc"), ireduce(0, 6, 24, "ireduce:binomial")); // 3 elements < 4
+  EXPECT_EQ(ireduce(0, 6, 24, "libnbc"), "R1 | R2 | R4");                        // one child per round
+  EXPECT_EQ(ireduce(0, 2, 800, "libnbc"), "R1");
+  // nbc_ireduce_scatter.c: the whole vector reduced to rank 0 down the binomial tree, then each share sent.
+  Action action;
+  action.type        = ActionType::ReduceScatter;
+  action.nonblocking = true;
+  action.bytes2      = 8;
+  progsim::trace::CountPool counts = {16, 24, 8, 8};
+  action.vector                    = 0;
+  auto rank = [&](int r) { return describe(coll::make_collectives("", "libnbc")->schedule(action, r, 4, counts)); };
+  EXPECT_EQ(rank(0), "R1 | R2 | S1 S2 S3");
+  EXPECT_EQ(rank(3), "S2 | R0");
+  auto bytes = coll::make_collectives("", "libnbc")->schedule(action, 0, 4, counts);
+  EXPECT_EQ(bytes.rounds[0].transfers[0].bytes, 56); // the whole vector
+  EXPECT_EQ(bytes.rounds[2].transfers[1].bytes, 8);  // rank 2's share
+}
+
 TEST(BlockingSchedule, MpichChoosesByMessageSizeAndRankCount)
 {
   auto same = [](ActionType type, int rank, int size, int64_t bytes, const std::string& algorithm) {

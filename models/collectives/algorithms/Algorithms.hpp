@@ -78,6 +78,28 @@ private:
   int virtual_rank_ = -1;
 };
 
+/** Open MPI's pairing and reduce-scatter by recursive halving (OpenMpiHalving.cpp), done by the constructor; the
+ * elements each step sent and kept, for the allgather or gather that follows. */
+class OpenMpiHalving {
+public:
+  OpenMpiHalving(PointToPoint& p2p, int64_t elements, int64_t element, int tag);
+  bool takes_part() const { return virtual_rank_ >= 0; }
+  int virtual_rank() const { return virtual_rank_; }
+  int size() const { return group_; }
+  int extra() const { return extra_; }
+  int real(int v) const { return v < extra_ ? 2 * v : v + extra_; }
+  int64_t element() const { return element_; }
+  const std::vector<int64_t>& sent() const { return sent_; }
+  const std::vector<int64_t>& kept() const { return kept_; }
+
+private:
+  int64_t element_;
+  int group_;
+  int extra_;
+  int virtual_rank_ = -1;
+  std::vector<int64_t> sent_, kept_;
+};
+
 /** The binomial-tree scatter of p pieces of ceil(bytes / p) (or of `piece` bytes) that MPICH's and Open MPI's long
  * broadcasts start with, and the bytes that ranks first .. first + count - 1 (relative to the root) hold once it is
  * done. */
@@ -126,6 +148,8 @@ void libnbc_allreduce(PointToPoint& p2p, const trace::Action& action, const trac
 void recursive_doubling_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
                                   int tag);
 void dissemination_barrier(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void libnbc_reduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void libnbc_reduce_scatter(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void libnbc_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 
 
@@ -145,6 +169,8 @@ void tuned_binomial_reduce(PointToPoint& p2p, const trace::Action& action, const
 void tuned_in_order_binary_reduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
                                   int tag);
 void tuned_ring_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void tuned_rabenseifner_reduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
+                               int tag);
 void tuned_rabenseifner_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
                                   int tag);
 void tuned_linear_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);

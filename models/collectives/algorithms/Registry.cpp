@@ -39,7 +39,9 @@ const std::vector<NamedAlgorithm>& algorithms()
       {ActionType::Reduce, "tuned_binary", tuned_binary_reduce},
       {ActionType::Reduce, "tuned_binomial", tuned_binomial_reduce},
       {ActionType::Reduce, "tuned_in_order_binary", tuned_in_order_binary_reduce},
+      {ActionType::Reduce, "tuned_rabenseifner", tuned_rabenseifner_reduce}, // and libnbc's redscat_gather
       {ActionType::Reduce, "ompi", ompi_reduce}, // Open MPI's selection
+      {ActionType::Reduce, "libnbc", libnbc_reduce}, // Open MPI libnbc's selection (ireduce)
       {ActionType::Reduce, "binomial", mpich_binomial_reduce}, // MPICH's, SMPI's names
       {ActionType::Reduce, "scatter_gather", mpich_reduce_scatter_gather_reduce},
       {ActionType::Reduce, "mpich", mpich_reduce}, // MPICH's selection
@@ -68,6 +70,7 @@ const std::vector<NamedAlgorithm>& algorithms()
       {ActionType::Scatter, "ompi_linear_nb", tuned_linear_nb_scatter},
       {ActionType::Scatter, "ompi", ompi_scatter}, // Open MPI's selection
       {ActionType::Scatter, "mpich", tuned_binomial_scatter}, // MPICH's selection: always its binomial scatter
+      {ActionType::ReduceScatter, "libnbc", libnbc_reduce_scatter}, // Open MPI libnbc's (ireduce_scatter)
       {ActionType::AllToAll, "pairwise", shift_exchange},
       {ActionType::AllToAll, "ring", shift_exchange}, // SMPI's name for it
       {ActionType::AllToAll, "pair", xor_pair_alltoall},

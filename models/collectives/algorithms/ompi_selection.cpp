@@ -117,11 +117,9 @@ void ompi_bcast(PointToPoint& p2p, const trace::Action& action, const trace::Cou
 
 void ompi_reduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
 {
-  // Rabenseifner's reduction falls back to the linear one below p' elements: a vector under 8 bytes on 2 or 3
-  // ranks is one element of 4 bytes or more.
   static const std::vector<Algorithm> by_number = {
       tuned_linear_reduce,   tuned_chain_reduce,           tuned_chain_reduce, tuned_binary_reduce,
-      tuned_binomial_reduce, tuned_in_order_binary_reduce, tuned_linear_reduce};
+      tuned_binomial_reduce, tuned_in_order_binary_reduce, tuned_rabenseifner_reduce};
   run(by_number, decide(kReduce, p2p.size(), action.bytes), p2p, action, counts, tag);
 }
 
