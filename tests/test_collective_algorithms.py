@@ -139,3 +139,32 @@ def test_a_reduction_to_another_root_matches_smpi(tmp_path: Path, algorithm: str
     assert run.returncode == 0, run.stderr
     reference = smpi_replay_time(trace, compiled, [f"--cfg=smpi/reduce:{algorithm}"])
     assert run.results["simulated_time"] == pytest.approx(reference, rel=TOLERANCE)
+
+
+@pytest.mark.parametrize("algorithm,smpi_name,ranks,scale",
+                         [("ompi_basic_linear", "ompi_basic_linear", 8, 1), ("ompi_basic_linear", "ompi_basic_linear", 8, 400),
+                          ("ompi_basic_linear", "ompi_basic_linear", 48, 1),
+                          ("ompi_basic_linear", "ompi_basic_linear", 48, 400),
+                          # Open MPI's pairwise is SMPI's ring on a rank count that is not a power of two
+                          ("tuned_pairwise", "ring", 48, 1), ("tuned_pairwise", "ring", 48, 400)])
+def test_an_uneven_alltoallv_matches_smpi(tmp_path: Path, algorithm: str, smpi_name: str, ranks: int,
+                                          scale: int) -> None:
+    # Rank r sends rank i (r + 2 i) mod 7 * scale + 1 elements: sizes differ by pair, eager and (scale 400, up to
+    # 19 KiB) beyond SMPI's eager limit on lima.
+    def count(source: int, destination: int) -> int:
+        return (source + 2 * destination) % 7 * scale + 1
+    lines = []
+    for r in range(ranks):
+        send = [count(r, i) for i in range(ranks)]
+        recv = [count(i, r) for i in range(ranks)]
+        body = f"{r} alltoallv {sum(send)} {' '.join(map(str, send))} {sum(recv)} {' '.join(map(str, recv))}"
+        lines.append([f"{r} init", body, body, f"{r} finalize"])
+    trace = write_trace(lines, tmp_path / "trace")
+    platform = dataclasses.replace(load_platform(REPOSITORY / "platforms" / "lima.yaml"),
+                                   placement=PlacementSpec("block", 2))
+    compiled = compile_platform(platform, tmp_path / "platform", ranks)
+    run = replay(trace, compiled, "ideal", tmp_path / "results.json",
+                 settings=[f"coll-algorithms:alltoallv:{algorithm}"])
+    assert run.returncode == 0, run.stderr
+    reference = smpi_replay_time(trace, compiled, [f"--cfg=smpi/alltoallv:{smpi_name}"])
+    assert run.results["simulated_time"] == pytest.approx(reference, rel=TOLERANCE)

@@ -228,6 +228,32 @@ TEST(OpenMpiAlgorithms, GathersAndScattersMoveSubtreesOfBlocks)
   EXPECT_EQ(run(ActionType::Scatter, 0, 70, "ompi"), run(ActionType::Scatter, 0, 70, "scatter:tuned_binomial"));
 }
 
+TEST(VectorCollectives, AlltoallvsPostLinearlyPairwiseOrThrottledWithTheirOwnSizes)
+{
+  // Rank r sends 10 r + i bytes to rank i, except nothing from rank 1 to rank 2.
+  const int p = 5;
+  progsim::trace::CountPool counts;
+  Action action;
+  action.type = ActionType::AllToAllV;
+  auto schedule = [&](int rank, const std::string& choice) {
+    counts.clear();
+    for (int i = 0; i < p; i++)
+      counts.push_back(rank == 1 && i == 2 ? 0 : 10 * rank + i); // sent to i
+    for (int i = 0; i < p; i++)
+      counts.push_back(i == 1 && rank == 2 ? 0 : 10 * i + rank); // received from i
+    action.vector  = 0;
+    action.vector2 = p;
+    return describe(coll::make_collectives(choice)->schedule(action, rank, p, counts));
+  };
+  EXPECT_EQ(schedule(1, "alltoallv:ompi_basic_linear"), "R0:1 R2:21 R3:31 R4:41 S0:10 S2:0 S3:13 S4:14");
+  EXPECT_EQ(schedule(1, "alltoallv:tuned_pairwise"), "S2:0 R0:1 | S3:13 R4:41 | S4:14 R3:31 | S0:10 R2:21");
+  // MPICH: the rank's own pair first, empty messages left out, one block while fewer than 33 ranks.
+  EXPECT_EQ(schedule(1, "alltoallv:scattered"), "R1:11 R2:21 R3:31 R4:41 R0:1 S1:11 S0:10 S4:14 S3:13");
+  // Open MPI selects by rank count only: pairwise below 4 ranks and at 64..127, linear at 4..63.
+  EXPECT_EQ(schedule(1, "ompi"), schedule(1, "alltoallv:ompi_basic_linear"));
+  EXPECT_EQ(schedule(1, "mpich"), schedule(1, "alltoallv:scattered"));
+}
+
 TEST(OpenMpiSelection, FollowsTheFixedDecisionTables)
 {
   auto same = [](ActionType type, int size, int64_t bytes, const std::string& algorithm) {

@@ -185,6 +185,11 @@ void tuned_binomial_scatter(PointToPoint& p2p, const trace::Action& action, cons
 void tuned_linear_nb_scatter(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void ompi_gather(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void ompi_scatter(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void tuned_linear_alltoallv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void tuned_pairwise_alltoallv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void mpich_scattered_alltoallv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
+                               int tag);
+void ompi_alltoallv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void ompi_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void ompi_reduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void ompi_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);

@@ -70,6 +70,11 @@ const std::vector<NamedAlgorithm>& algorithms()
       {ActionType::Scatter, "ompi_linear_nb", tuned_linear_nb_scatter},
       {ActionType::Scatter, "ompi", ompi_scatter}, // Open MPI's selection
       {ActionType::Scatter, "mpich", tuned_binomial_scatter}, // MPICH's selection: always its binomial scatter
+      {ActionType::AllToAllV, "ompi_basic_linear", tuned_linear_alltoallv}, // SMPI's names for Open MPI's
+      {ActionType::AllToAllV, "tuned_pairwise", tuned_pairwise_alltoallv},
+      {ActionType::AllToAllV, "ompi", ompi_alltoallv}, // Open MPI's selection
+      {ActionType::AllToAllV, "scattered", mpich_scattered_alltoallv},
+      {ActionType::AllToAllV, "mpich", mpich_scattered_alltoallv}, // MPICH's selection: always scattered
       {ActionType::ReduceScatter, "libnbc", libnbc_reduce_scatter}, // Open MPI libnbc's (ireduce_scatter)
       {ActionType::AllToAll, "pairwise", shift_exchange},
       {ActionType::AllToAll, "ring", shift_exchange}, // SMPI's name for it

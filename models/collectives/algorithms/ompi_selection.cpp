@@ -98,6 +98,11 @@ const DecisionTable kScatter = {
     {INT_MAX, {{512, 2}}, 3},
 };
 
+// 1 basic_linear, 2 pairwise (by rank count only)
+const DecisionTable kAlltoallv = {
+    {4, {}, 2}, {64, {}, 1}, {128, {}, 2}, {256, {}, 1}, {1024, {}, 2}, {INT_MAX, {}, 1},
+};
+
 /** Runs algorithm number `chosen` (1-based) of `by_number`. */
 void run(const std::vector<Algorithm>& by_number, int chosen, PointToPoint& p2p, const trace::Action& action,
          const trace::CountPool& counts, int tag)
@@ -129,6 +134,12 @@ void ompi_allreduce(PointToPoint& p2p, const trace::Action& action, const trace:
       tuned_linear_allreduce, tuned_nonoverlapping_allreduce, recursive_doubling_allreduce,
       tuned_ring_allreduce,   tuned_ring_allreduce,           tuned_rabenseifner_allreduce};
   run(by_number, decide(kAllreduce, p2p.size(), action.bytes), p2p, action, counts, tag);
+}
+
+void ompi_alltoallv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
+{
+  static const std::vector<Algorithm> by_number = {tuned_linear_alltoallv, tuned_pairwise_alltoallv};
+  run(by_number, decide(kAlltoallv, p2p.size(), 0), p2p, action, counts, tag);
 }
 
 void ompi_gather(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
