@@ -254,6 +254,17 @@ TEST(VectorCollectives, AlltoallvsPostLinearlyPairwiseOrThrottledWithTheirOwnSiz
   EXPECT_EQ(schedule(1, "mpich"), schedule(1, "alltoallv:scattered"));
 }
 
+TEST(Scans, OpenMpiChainsThemAndMpichDoublesTheDistance)
+{
+  for (ActionType type : {ActionType::Scan, ActionType::ExScan}) {
+    EXPECT_EQ(describe(blocking(type, 0, 5, "ompi", 80)), "S1:80");
+    EXPECT_EQ(describe(blocking(type, 2, 5, "ompi", 80)), "R1:80 | S3:80");
+    EXPECT_EQ(describe(blocking(type, 4, 5, "ompi", 80)), "R3:80");
+    EXPECT_EQ(describe(blocking(type, 2, 5, "mpich", 80)), "S3:80 R3:80 | S0:80 R0:80"); // 6 does not exist
+    EXPECT_EQ(describe(blocking(type, 4, 5, "mpich", 80)), "S0:80 R0:80");
+  }
+}
+
 TEST(OpenMpiSelection, FollowsTheFixedDecisionTables)
 {
   auto same = [](ActionType type, int size, int64_t bytes, const std::string& algorithm) {

@@ -75,7 +75,17 @@ const std::vector<NamedAlgorithm>& algorithms()
       {ActionType::AllToAllV, "ompi", ompi_alltoallv}, // Open MPI's selection
       {ActionType::AllToAllV, "scattered", mpich_scattered_alltoallv},
       {ActionType::AllToAllV, "mpich", mpich_scattered_alltoallv}, // MPICH's selection: always scattered
-      {ActionType::ReduceScatter, "libnbc", libnbc_reduce_scatter}, // Open MPI libnbc's (ireduce_scatter)
+      {ActionType::ReduceScatter, "libnbc", libnbc_reduce_scatter},
+      {ActionType::Scan, "chain", chain_scan},
+      {ActionType::Scan, "libnbc", chain_scan}, // Open MPI libnbc's (iscan) and coll/basic's
+      {ActionType::Scan, "ompi", chain_scan},
+      {ActionType::Scan, "recursive_doubling", recursive_doubling_scan},
+      {ActionType::Scan, "mpich", recursive_doubling_scan}, // MPICH's selection
+      {ActionType::ExScan, "chain", chain_scan},
+      {ActionType::ExScan, "libnbc", chain_scan},
+      {ActionType::ExScan, "ompi", chain_scan},
+      {ActionType::ExScan, "recursive_doubling", recursive_doubling_scan},
+      {ActionType::ExScan, "mpich", recursive_doubling_scan}, // Open MPI libnbc's (ireduce_scatter)
       {ActionType::AllToAll, "pairwise", shift_exchange},
       {ActionType::AllToAll, "ring", shift_exchange}, // SMPI's name for it
       {ActionType::AllToAll, "pair", xor_pair_alltoall},
