@@ -254,6 +254,26 @@ TEST(VectorCollectives, AlltoallvsPostLinearlyPairwiseOrThrottledWithTheirOwnSiz
   EXPECT_EQ(schedule(1, "mpich"), schedule(1, "alltoallv:scattered"));
 }
 
+TEST(VectorCollectives, GathervAndScattervGoOneRankAtATimeInOpenMpiAllAtOnceInMpich)
+{
+  progsim::trace::CountPool counts = {0, 10, 0, 30}; // the root's per-rank sizes
+  auto schedule = [&](ActionType type, int rank, const std::string& choice) {
+    Action action;
+    action.type   = type;
+    action.vector = 0;
+    action.bytes  = counts[rank]; // a gatherv's own send
+    action.bytes2 = counts[rank]; // a scatterv's own receive
+    return describe(coll::make_collectives(choice)->schedule(action, rank, 4, counts));
+  };
+  EXPECT_EQ(schedule(ActionType::GatherV, 0, "ompi"), "R1:10 | R3:30");
+  EXPECT_EQ(schedule(ActionType::GatherV, 0, "mpich"), "R1:10 R3:30");
+  EXPECT_EQ(schedule(ActionType::GatherV, 2, "ompi"), ""); // nothing to send
+  EXPECT_EQ(schedule(ActionType::GatherV, 3, "mpich"), "S0:30");
+  EXPECT_EQ(schedule(ActionType::ScatterV, 0, "ompi"), "S1:10 | S3:30");
+  EXPECT_EQ(schedule(ActionType::ScatterV, 0, "mpich"), "S1:10 S3:30");
+  EXPECT_EQ(schedule(ActionType::ScatterV, 1, "mpich"), "R0:10");
+}
+
 TEST(Scans, OpenMpiChainsThemAndMpichDoublesTheDistance)
 {
   for (ActionType type : {ActionType::Scan, ActionType::ExScan}) {

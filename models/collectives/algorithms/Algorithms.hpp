@@ -148,6 +148,10 @@ void libnbc_allreduce(PointToPoint& p2p, const trace::Action& action, const trac
 void recursive_doubling_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
                                   int tag);
 void dissemination_barrier(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void ompi_linear_gatherv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void ompi_linear_scatterv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void mpich_linear_gatherv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void mpich_linear_scatterv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void chain_scan(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void recursive_doubling_scan(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void libnbc_reduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);

@@ -76,6 +76,10 @@ const std::vector<NamedAlgorithm>& algorithms()
       {ActionType::AllToAllV, "scattered", mpich_scattered_alltoallv},
       {ActionType::AllToAllV, "mpich", mpich_scattered_alltoallv}, // MPICH's selection: always scattered
       {ActionType::ReduceScatter, "libnbc", libnbc_reduce_scatter},
+      {ActionType::GatherV, "ompi", ompi_linear_gatherv}, // Open MPI's coll/basic: one rank at a time
+      {ActionType::GatherV, "mpich", mpich_linear_gatherv}, // MPICH's: all at once
+      {ActionType::ScatterV, "ompi", ompi_linear_scatterv},
+      {ActionType::ScatterV, "mpich", mpich_linear_scatterv},
       {ActionType::Scan, "chain", chain_scan},
       {ActionType::Scan, "libnbc", chain_scan}, // Open MPI libnbc's (iscan) and coll/basic's
       {ActionType::Scan, "ompi", chain_scan},
