@@ -13,8 +13,8 @@ const std::vector<NamedAlgorithm>& algorithms()
 {
   static const std::vector<NamedAlgorithm> all = {
       {ActionType::Barrier, "dissemination", dissemination_barrier},
-      {ActionType::Barrier, "ompi_bruck", dissemination_barrier}, // SMPI's name for it
-      {ActionType::Barrier, "ompi_recursivedoubling", recursive_doubling_barrier},
+      {ActionType::Barrier, "ompi_bruck", dissemination_barrier}, // SMPI's name for it, Open MPI's bruck barrier
+      {ActionType::Barrier, "ompi_recursivedoubling", recursive_doubling_barrier}, // Open MPI's recursive doubling
       {ActionType::Barrier, "libnbc", dissemination_barrier}, // Open MPI libnbc's (nbc_ibarrier.c)
       {ActionType::Barrier, "mpich", dissemination_barrier},  // MPICH's (mpich_selection.cpp)
       {ActionType::Bcast, "linear", linear_bcast},
@@ -48,6 +48,25 @@ const std::vector<NamedAlgorithm>& algorithms()
       {ActionType::AllToAll, "mpich", mpich_alltoall}, // MPICH's selection
       {ActionType::AllGather, "ring", shift_exchange},
       {ActionType::AllGather, "rdb", recursive_doubling_allgather},
+      // Open MPI 4.1's barrier, alltoall and allgather (coll/base) not listed above. Already above: barrier bruck
+      // (ompi_bruck) and recursive doubling (ompi_recursivedoubling); alltoall basic_linear (linear_alltoall: the
+      // same posts in the same order), pairwise (shift_exchange, "pairwise"/"ring": Open MPI's sendrecv to rank + k
+      // from rank - k, k = 1 .. p - 1) and modified_bruck (bruck_alltoall, "bruck": the same blocks to the same
+      // peers, packed the same).
+      {ActionType::Barrier, "ompi_basic_linear", ompi_linear_barrier},
+      {ActionType::Barrier, "ompi_doublering", ompi_double_ring_barrier},
+      {ActionType::Barrier, "ompi_tree", ompi_tree_barrier},
+      {ActionType::Barrier, "ompi_two_procs", ompi_two_procs_barrier},
+      {ActionType::AllToAll, "ompi_pairwise", shift_exchange}, // as "pairwise" and SMPI's "ring"
+      {ActionType::AllToAll, "ompi_linear_sync", ompi_linear_sync_alltoall},
+      {ActionType::AllToAll, "ompi_two_proc", ompi_two_procs_alltoall},
+      {ActionType::AllGather, "ompi_linear", ompi_linear_allgather},
+      {ActionType::AllGather, "bruck", ompi_bruck_allgather}, // SMPI's Bruck allgather: the same exchanges
+      {ActionType::AllGather, "ompi_recursive_doubling", ompi_recursive_doubling_allgather},
+      {ActionType::AllGather, "NTSLR", ompi_ring_allgather}, // SMPI's name for Open MPI's ring
+      {ActionType::AllGather, "ompi_ring", ompi_ring_allgather}, // the same (SMPI's "ring" is shift_exchange)
+      {ActionType::AllGather, "ompi_neighborexchange", ompi_neighbor_exchange_allgather},
+      {ActionType::AllGather, "ompi_two_proc", ompi_two_procs_allgather},
   };
   return all;
 }
