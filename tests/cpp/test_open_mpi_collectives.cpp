@@ -314,6 +314,56 @@ TEST(OpenMpiSelection, FollowsTheFixedDecisionTables)
   EXPECT_TRUE(same(ActionType::AllReduce, 12, 8184, "allreduce:rdb"));
   EXPECT_TRUE(same(ActionType::AllReduce, 12, 8192, "allreduce:tuned_rabenseifner"));
   EXPECT_TRUE(same(ActionType::AllReduce, 3, 8, "allreduce:tuned_ring"));
+  // barrier by rank count: recursive doubling below 4 and at 8..63, linear at 4..7, Bruck at 64..255, tree at
+  // 256..511.
+  auto same_barrier = [&](int size, const std::string& algorithm) {
+    return same(ActionType::Barrier, size, 0, algorithm);
+  };
+  EXPECT_TRUE(same_barrier(3, "barrier:ompi_recursivedoubling"));
+  EXPECT_TRUE(same_barrier(5, "barrier:ompi_basic_linear"));
+  EXPECT_TRUE(same_barrier(40, "barrier:ompi_recursivedoubling"));
+  EXPECT_TRUE(same_barrier(100, "barrier:ompi_bruck"));
+  EXPECT_TRUE(same_barrier(300, "barrier:ompi_tree"));
+  // alltoall (the block for one peer): on 2 ranks pairwise or two_proc by size; Bruck below 512 B on 32..63 ranks,
+  // then linear, then linear_sync from 512 KiB; pairwise from 256 KiB on 64..127.
+  auto a2a = [&](int size, int64_t block, const std::string& algorithm) {
+    for (int rank : {0, 1, size - 1}) {
+      Action action;
+      action.type   = ActionType::AllToAll;
+      action.bytes  = block;
+      action.bytes2 = block;
+      progsim::trace::CountPool counts;
+      if (describe(coll::make_collectives("ompi")->schedule(action, rank, size, counts)) !=
+          describe(coll::make_collectives(algorithm)->schedule(action, rank, size, counts)))
+        return false;
+    }
+    return true;
+  };
+  EXPECT_TRUE(a2a(2, 1, "alltoall:ompi_pairwise"));
+  EXPECT_TRUE(a2a(2, 2, "alltoall:ompi_two_proc"));
+  EXPECT_TRUE(a2a(40, 511, "alltoall:bruck"));
+  EXPECT_TRUE(a2a(40, 512, "alltoall:basic_linear"));
+  EXPECT_TRUE(a2a(40, 524288, "alltoall:ompi_linear_sync"));
+  EXPECT_TRUE(a2a(100, 262144, "alltoall:ompi_pairwise"));
+  // allgather (one rank's block): two_proc on 2 ranks, recursive doubling below 32, neighbor exchange at 32..63
+  // from 1 KiB to 64 KiB, the ring above.
+  auto ag = [&](int size, int64_t block, const std::string& algorithm) {
+    for (int rank : {0, 1, size - 1}) {
+      Action action;
+      action.type   = ActionType::AllGather;
+      action.bytes  = block;
+      action.bytes2 = block;
+      progsim::trace::CountPool counts;
+      if (describe(coll::make_collectives("ompi")->schedule(action, rank, size, counts)) !=
+          describe(coll::make_collectives(algorithm)->schedule(action, rank, size, counts)))
+        return false;
+    }
+    return true;
+  };
+  EXPECT_TRUE(ag(2, 100, "allgather:ompi_two_proc"));
+  EXPECT_TRUE(ag(16, 100, "allgather:ompi_recursive_doubling"));
+  EXPECT_TRUE(ag(40, 1024, "allgather:ompi_neighborexchange"));
+  EXPECT_TRUE(ag(40, 65536, "allgather:ompi_ring"));
   // 128..255 ranks below 128 KiB: reduce to 0 then broadcast, each as Open MPI selects them.
   EXPECT_TRUE(same(ActionType::AllReduce, 200, 1024, "allreduce:tuned_nonoverlapping"));
   EXPECT_EQ(describe(blocking(ActionType::AllReduce, 0, 200, "ompi", 1024)),

@@ -158,7 +158,6 @@ void libnbc_reduce(PointToPoint& p2p, const trace::Action& action, const trace::
 void libnbc_reduce_scatter(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void libnbc_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 
-
 // Open MPI 4.1's coll/base algorithms as its tuned component runs them by default (unsegmented), and its selection.
 void tuned_binary_tree_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void tuned_binomial_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
@@ -195,9 +194,38 @@ void tuned_linear_alltoallv(PointToPoint& p2p, const trace::Action& action, cons
 void tuned_pairwise_alltoallv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void mpich_scattered_alltoallv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
                                int tag);
+void ompi_barrier(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void ompi_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void ompi_allgather(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void mpich_allgather(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void ompi_alltoallv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void ompi_bcast(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void ompi_reduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void ompi_allreduce(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+
+// Open MPI 4.1's barrier, alltoall and allgather (coll/base). The others it has are, for barrier, bruck:
+// dissemination_barrier and recursive doubling: recursive_doubling_barrier; for alltoall, basic_linear:
+// linear_alltoall, pairwise: shift_exchange and modified_bruck: bruck_alltoall.
+void ompi_linear_barrier(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void ompi_double_ring_barrier(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void ompi_tree_barrier(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void ompi_two_procs_barrier(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+/** With coll/tuned's default max_requests (0: no limit); the other form takes it (at most that many receives and as
+ * many sends per round). */
+void ompi_linear_sync_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
+                               int tag);
+void ompi_linear_sync_alltoall(PointToPoint& p2p, const trace::Action& action, int tag, int max_requests);
+void ompi_two_procs_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+/** A linear gather then SMPI's binomial-tree broadcast; the other form takes the broadcast. */
+void ompi_linear_allgather(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void ompi_linear_allgather(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
+                           Algorithm bcast);
+void ompi_bruck_allgather(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void ompi_recursive_doubling_allgather(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
+                                       int tag);
+void ompi_ring_allgather(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void ompi_neighbor_exchange_allgather(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
+                                      int tag);
+void ompi_two_procs_allgather(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 
 } // namespace progsim::models::collectives::algorithms

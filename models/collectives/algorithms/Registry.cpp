@@ -13,8 +13,8 @@ const std::vector<NamedAlgorithm>& algorithms()
 {
   static const std::vector<NamedAlgorithm> all = {
       {ActionType::Barrier, "dissemination", dissemination_barrier},
-      {ActionType::Barrier, "ompi_bruck", dissemination_barrier}, // SMPI's name for it
-      {ActionType::Barrier, "ompi_recursivedoubling", recursive_doubling_barrier},
+      {ActionType::Barrier, "ompi_bruck", dissemination_barrier}, // SMPI's name for it, Open MPI's bruck barrier
+      {ActionType::Barrier, "ompi_recursivedoubling", recursive_doubling_barrier}, // Open MPI's recursive doubling
       {ActionType::Barrier, "libnbc", dissemination_barrier}, // Open MPI libnbc's (nbc_ibarrier.c)
       {ActionType::Barrier, "mpich", dissemination_barrier},  // MPICH's (mpich_selection.cpp)
       {ActionType::Bcast, "linear", linear_bcast},
@@ -75,7 +75,7 @@ const std::vector<NamedAlgorithm>& algorithms()
       {ActionType::AllToAllV, "ompi", ompi_alltoallv}, // Open MPI's selection
       {ActionType::AllToAllV, "scattered", mpich_scattered_alltoallv},
       {ActionType::AllToAllV, "mpich", mpich_scattered_alltoallv}, // MPICH's selection: always scattered
-      {ActionType::ReduceScatter, "libnbc", libnbc_reduce_scatter},
+      {ActionType::ReduceScatter, "libnbc", libnbc_reduce_scatter}, // Open MPI libnbc's (ireduce_scatter)
       {ActionType::GatherV, "ompi", ompi_linear_gatherv}, // Open MPI's coll/basic: one rank at a time
       {ActionType::GatherV, "mpich", mpich_linear_gatherv}, // MPICH's: all at once
       {ActionType::ScatterV, "ompi", ompi_linear_scatterv},
@@ -89,7 +89,7 @@ const std::vector<NamedAlgorithm>& algorithms()
       {ActionType::ExScan, "libnbc", chain_scan},
       {ActionType::ExScan, "ompi", chain_scan},
       {ActionType::ExScan, "recursive_doubling", recursive_doubling_scan},
-      {ActionType::ExScan, "mpich", recursive_doubling_scan}, // Open MPI libnbc's (ireduce_scatter)
+      {ActionType::ExScan, "mpich", recursive_doubling_scan},
       {ActionType::AllToAll, "pairwise", shift_exchange},
       {ActionType::AllToAll, "ring", shift_exchange}, // SMPI's name for it
       {ActionType::AllToAll, "pair", xor_pair_alltoall},
@@ -101,6 +101,29 @@ const std::vector<NamedAlgorithm>& algorithms()
       {ActionType::AllToAll, "mpich", mpich_alltoall}, // MPICH's selection
       {ActionType::AllGather, "ring", shift_exchange},
       {ActionType::AllGather, "rdb", recursive_doubling_allgather},
+      // Open MPI 4.1's barrier, alltoall and allgather (coll/base) not listed above. Already above: barrier bruck
+      // (ompi_bruck) and recursive doubling (ompi_recursivedoubling); alltoall basic_linear (linear_alltoall: the
+      // same posts in the same order), pairwise (shift_exchange, "pairwise"/"ring": Open MPI's sendrecv to rank + k
+      // from rank - k, k = 1 .. p - 1) and modified_bruck (bruck_alltoall, "bruck": the same blocks to the same
+      // peers, packed the same).
+      {ActionType::Barrier, "ompi_basic_linear", ompi_linear_barrier},
+      {ActionType::Barrier, "ompi_doublering", ompi_double_ring_barrier},
+      {ActionType::Barrier, "ompi_tree", ompi_tree_barrier},
+      {ActionType::Barrier, "ompi_two_procs", ompi_two_procs_barrier},
+      {ActionType::AllToAll, "ompi_pairwise", shift_exchange}, // as "pairwise" and SMPI's "ring"
+      {ActionType::AllToAll, "ompi_linear_sync", ompi_linear_sync_alltoall},
+      {ActionType::AllToAll, "ompi_two_proc", ompi_two_procs_alltoall},
+      {ActionType::AllGather, "ompi_linear", ompi_linear_allgather},
+      {ActionType::AllGather, "bruck", ompi_bruck_allgather}, // SMPI's Bruck allgather: the same exchanges
+      {ActionType::AllGather, "ompi_recursive_doubling", ompi_recursive_doubling_allgather},
+      {ActionType::AllGather, "NTSLR", ompi_ring_allgather}, // SMPI's name for Open MPI's ring
+      {ActionType::AllGather, "ompi_ring", ompi_ring_allgather}, // the same (SMPI's "ring" is shift_exchange)
+      {ActionType::AllGather, "ompi_neighborexchange", ompi_neighbor_exchange_allgather},
+      {ActionType::AllGather, "ompi_two_proc", ompi_two_procs_allgather},
+      {ActionType::Barrier, "ompi", ompi_barrier}, // Open MPI's selections
+      {ActionType::AllToAll, "ompi", ompi_alltoall},
+      {ActionType::AllGather, "ompi", ompi_allgather},
+      {ActionType::AllGather, "mpich", mpich_allgather}, // MPICH's selection
   };
   return all;
 }

@@ -13,6 +13,10 @@
  *  - alltoall (blocks of b bytes per peer): Bruck up to MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE (256 B) on 8 ranks or
  *    more; the scattered exchange, 32 pairs at a time, up to MPIR_CVAR_ALLTOALL_MEDIUM_MSG_SIZE (32768 B);
  *    pairwise beyond (rank XOR i on a power of two of ranks, rank +- i otherwise).
+ *  - allgather (t: the bytes every rank ends up with): recursive doubling below 512 KiB on a power of two of
+ *    ranks, Bruck below 80 KiB otherwise, the ring (send to the right what came from the left) beyond.
+ *  - gather, scatter: binomial; alltoallv: the scattered exchange; gatherv, scatterv: linear; scan: recursive
+ *    doubling.
  *  - barrier: dissemination.
  */
 #include "collectives/algorithms/Algorithms.hpp"
@@ -46,6 +50,17 @@ void mpich_reduce(PointToPoint& p2p, const trace::Action& action, const trace::C
     mpich_binomial_reduce(p2p, action, counts, tag);
   else
     mpich_reduce_scatter_gather_reduce(p2p, action, counts, tag);
+}
+
+void mpich_allgather(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
+{
+  const int64_t total = action.bytes2 * p2p.size();
+  if (is_power_of_two(p2p.size()) && total < 524288)
+    recursive_doubling_allgather(p2p, action, counts, tag);
+  else if (not is_power_of_two(p2p.size()) && total < 81920)
+    ompi_bruck_allgather(p2p, action, counts, tag);
+  else
+    ompi_ring_allgather(p2p, action, counts, tag);
 }
 
 void mpich_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)

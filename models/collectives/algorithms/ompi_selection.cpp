@@ -2,7 +2,8 @@
  * (ompi/mca/coll/tuned/coll_tuned_decision_fixed.c, Open MPI 4.1.4 as Debian 12 ships it), whose switch points were
  * averaged from the ompi-collectives-tuning measurements of several clusters. A table per collective: by rank
  * count, the first size threshold the message is under picks the algorithm (Open MPI's number for it); sizes are
- * the whole vector for bcast, reduce and allreduce, one rank's block for gather and scatter. The decision passes a segment size and a fan-out of 0, so every
+ * the whole vector for bcast, reduce and allreduce, one rank's block for gather, scatter and allgather, the
+ * block for one peer for alltoall. The decision passes a segment size and a fan-out of 0, so every
  * algorithm runs unsegmented (the tuned_* files of this folder). Operations are taken as commutative (MPI_SUM, ...):
  * a trace does not say, and Open MPI's tables for the others differ. */
 #include "collectives/algorithms/Algorithms.hpp"
@@ -79,6 +80,43 @@ const DecisionTable kAllreduce = {
     {INT_MAX, {{2048, 2}, {16384, 5}, {32768, 3}}, 6},
 };
 
+// 1 linear, 2 double_ring, 3 recursive_doubling, 4 bruck, 5 two_proc, 6 tree (by rank count only)
+const DecisionTable kBarrier = {
+    {4, {}, 3}, {8, {}, 1}, {64, {}, 3}, {256, {}, 4}, {512, {}, 6}, {1024, {}, 4}, {4096, {}, 6}, {INT_MAX, {}, 4},
+};
+
+// 1 linear, 2 pairwise, 3 modified_bruck, 4 linear_sync, 5 two_proc (sizes: the block for one peer; the first row is
+// Open MPI's "2 ranks")
+const DecisionTable kAlltoall = {
+    {3, {{2, 2}, {4, 5}, {16, 2}, {64, 5}, {256, 2}, {4096, 5}, {32768, 2}, {262144, 4}, {1048576, 5}}, 2},
+    {8, {{8192, 4}, {16384, 1}, {65536, 4}, {524288, 1}, {1048576, 2}}, 1},
+    {16, {{262144, 4}}, 1},
+    {32, {{4, 4}, {512, 3}, {8192, 4}, {32768, 1}, {262144, 4}, {524288, 1}}, 4},
+    {64, {{512, 3}, {524288, 1}}, 4},
+    {128, {{1024, 3}, {2048, 1}, {4096, 4}, {262144, 1}}, 2},
+    {256, {{1024, 3}, {2048, 4}, {262144, 1}}, 2},
+    {512, {{1024, 3}, {8192, 4}, {32768, 1}}, 2},
+    {1024, {{512, 3}, {8192, 4}, {16384, 1}, {131072, 4}, {262144, 1}}, 2},
+    {2048, {{512, 3}, {1024, 4}, {2048, 1}, {16384, 4}, {262144, 1}}, 4},
+    {4096, {{1024, 3}, {4096, 4}, {8192, 1}, {131072, 4}}, 1},
+    {INT_MAX, {{2048, 3}, {8192, 4}, {16384, 1}, {32768, 4}, {65536, 1}}, 4},
+};
+
+// 1 linear, 2 bruck, 3 recursive_doubling, 4 ring, 5 neighbor, 6 two_proc (sizes: one rank's block; the first row
+// is Open MPI's "2 ranks")
+const DecisionTable kAllgather = {
+    {3, {}, 6},
+    {32, {}, 3},
+    {64, {{1024, 3}, {65536, 5}}, 4},
+    {128, {{512, 3}, {65536, 5}}, 4},
+    {256, {{512, 3}, {131072, 5}, {524288, 4}, {1048576, 5}}, 4},
+    {512, {{32, 3}, {128, 2}, {1024, 3}, {131072, 5}, {524288, 4}, {1048576, 5}}, 4},
+    {1024, {{64, 3}, {256, 2}, {2048, 3}}, 5},
+    {2048, {{4, 3}, {8, 2}, {16, 3}, {32, 2}, {256, 3}, {512, 2}, {4096, 3}}, 5},
+    {4096, {{32, 2}, {128, 3}, {512, 2}, {4096, 3}}, 5},
+    {INT_MAX, {{2, 3}, {8, 2}, {16, 3}, {512, 2}, {4096, 3}}, 5},
+};
+
 // 1 basic_linear, 2 binomial, 3 linear_sync (sizes: one rank's block)
 const DecisionTable kGather = {
     {4, {{2, 3}, {4, 1}, {32768, 2}, {65536, 1}, {131072, 2}}, 3},
@@ -134,6 +172,29 @@ void ompi_allreduce(PointToPoint& p2p, const trace::Action& action, const trace:
       tuned_linear_allreduce, tuned_nonoverlapping_allreduce, recursive_doubling_allreduce,
       tuned_ring_allreduce,   tuned_ring_allreduce,           tuned_rabenseifner_allreduce};
   run(by_number, decide(kAllreduce, p2p.size(), action.bytes), p2p, action, counts, tag);
+}
+
+void ompi_barrier(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
+{
+  static const std::vector<Algorithm> by_number = {ompi_linear_barrier,        ompi_double_ring_barrier,
+                                                   recursive_doubling_barrier, dissemination_barrier,
+                                                   ompi_two_procs_barrier,     ompi_tree_barrier};
+  run(by_number, decide(kBarrier, p2p.size(), 0), p2p, action, counts, tag);
+}
+
+void ompi_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
+{
+  static const std::vector<Algorithm> by_number = {linear_alltoall, shift_exchange, bruck_alltoall,
+                                                   ompi_linear_sync_alltoall, ompi_two_procs_alltoall};
+  run(by_number, decide(kAlltoall, p2p.size(), action.bytes), p2p, action, counts, tag);
+}
+
+void ompi_allgather(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
+{
+  static const std::vector<Algorithm> by_number = {ompi_linear_allgather, ompi_bruck_allgather,
+                                                   ompi_recursive_doubling_allgather, ompi_ring_allgather,
+                                                   ompi_neighbor_exchange_allgather, ompi_two_procs_allgather};
+  run(by_number, decide(kAllgather, p2p.size(), action.bytes), p2p, action, counts, tag);
 }
 
 void ompi_alltoallv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
