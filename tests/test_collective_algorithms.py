@@ -250,6 +250,18 @@ SELECTED = [("ompi", 8, "allreduce 500 0"), ("ompi", 8, "allreduce 200003 0"), (
             ("mpich", 48, "scatter 1000 1000 0")]
 
 
+def uneven_reduce_scatter(ranks: int, scale: int) -> str:
+    return f"reducescatter {' '.join(str(3 * i % 7 * scale + 1) for i in range(ranks))} 0"
+
+
+# reduce_scatter (doubles): on 8 ranks, recursive halving below 256 KiB in all (232 B), ring beyond (336 KiB); on
+# 48, halving at 64 B .. 2 KiB (1.5 KiB), butterfly below 512 KiB (449 KiB), ring beyond (561 KiB). Below those
+# (SMPI's default reduce + scatterv for Open MPI's non-overlapping one) they differ.
+SELECTED += [("ompi", 8, uneven_reduce_scatter(8, 1)), ("ompi", 8, uneven_reduce_scatter(8, 2000)),
+             ("ompi", 48, uneven_reduce_scatter(48, 1)), ("ompi", 48, uneven_reduce_scatter(48, 400)),
+             ("ompi", 48, uneven_reduce_scatter(48, 500))]
+
+
 @pytest.mark.parametrize("selector,ranks,call", SELECTED)
 def test_a_selection_matches_smpis_where_both_pick_the_same_algorithm(tmp_path: Path, selector: str, ranks: int,
                                                                       call: str) -> None:
