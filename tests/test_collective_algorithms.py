@@ -210,6 +210,31 @@ def test_an_uneven_alltoallv_matches_smpi(tmp_path: Path, algorithm: str, smpi_n
     assert run.results["simulated_time"] == pytest.approx(reference, rel=TOLERANCE)
 
 
+@pytest.mark.parametrize("algorithm,smpi_name,ranks,scale",
+                         [(algorithm, smpi_name, ranks, scale)
+                          for algorithm, smpi_name in [("ompi_ring", "ompi_ring"), ("ompi_butterfly", "ompi_butterfly"),
+                                                       ("mpich_pair", "mpich_pair"), ("mpich_rdb", "mpich_rdb"),
+                                                       # the same exchanges while no share is empty
+                                                       ("ompi_recursive_halving", "ompi_basic_recursivehalving")]
+                          for ranks in (8, 48) for scale in (1, 400)])
+def test_an_uneven_reduce_scatter_matches_smpi(tmp_path: Path, algorithm: str, smpi_name: str, ranks: int,
+                                               scale: int) -> None:
+    # Rank i keeps 3 i mod 7 * scale + 1 elements (doubles): shares differ by rank, none empty; eager and (scale
+    # 400, up to 19 KiB a share) beyond SMPI's eager limit on lima.
+    shares = [3 * i % 7 * scale + 1 for i in range(ranks)]
+    body = [f"reducescatter {' '.join(map(str, shares))} 0"]
+    lines = [[f"{r} init"] + [f"{r} {b}" for b in body * 2] + [f"{r} finalize"] for r in range(ranks)]
+    trace = write_trace(lines, tmp_path / "trace")
+    platform = dataclasses.replace(load_platform(REPOSITORY / "platforms" / "lima.yaml"),
+                                   placement=PlacementSpec("block", 2))
+    compiled = compile_platform(platform, tmp_path / "platform", ranks)
+    run = replay(trace, compiled, "ideal", tmp_path / "results.json",
+                 settings=[f"coll-algorithms:reducescatter:{algorithm}"])
+    assert run.returncode == 0, run.stderr
+    reference = smpi_replay_time(trace, compiled, [f"--cfg=smpi/reduce_scatter:{smpi_name}"])
+    assert run.results["simulated_time"] == pytest.approx(reference, rel=TOLERANCE)
+
+
 # Whole selections against SMPI's (smpi/coll-selector:ompi follows Open MPI 4.1's fixed decision; :mpich an older
 # MPICH's), at the points where both pick the same algorithm. Elsewhere they differ on purpose: SMPI stands in other
 # algorithms for some of Open MPI's (its knomial bcast is MVAPICH2's, its recursive-doubling allgather MPICH's, its
@@ -224,6 +249,18 @@ SELECTED = [("ompi", 8, "allreduce 500 0"), ("ompi", 8, "allreduce 200003 0"), (
             ("mpich", 8, "alltoall 100 100"), ("mpich", 48, "alltoall 100 100"), ("mpich", 48, "barrier"),
             ("mpich", 48, "allgather 100 100"), ("mpich", 48, "gather 1000 1000 0"),
             ("mpich", 48, "scatter 1000 1000 0")]
+
+
+def uneven_reduce_scatter(ranks: int, scale: int) -> str:
+    return f"reducescatter {' '.join(str(3 * i % 7 * scale + 1) for i in range(ranks))} 0"
+
+
+# reduce_scatter (doubles): on 8 ranks, recursive halving below 256 KiB in all (232 B), ring beyond (336 KiB); on
+# 48, halving at 64 B .. 2 KiB (1.5 KiB), butterfly below 512 KiB (449 KiB), ring beyond (561 KiB). Below those
+# (SMPI's default reduce + scatterv for Open MPI's non-overlapping one) they differ.
+SELECTED += [("ompi", 8, uneven_reduce_scatter(8, 1)), ("ompi", 8, uneven_reduce_scatter(8, 2000)),
+             ("ompi", 48, uneven_reduce_scatter(48, 1)), ("ompi", 48, uneven_reduce_scatter(48, 400)),
+             ("ompi", 48, uneven_reduce_scatter(48, 500))]
 
 
 @pytest.mark.parametrize("selector,ranks,call", SELECTED)

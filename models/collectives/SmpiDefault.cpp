@@ -225,43 +225,10 @@ void reduce_scatter(PointToPoint& p2p, const int64_t* counts, int64_t element_by
     return;
   }
   int64_t elements = element_bytes > 0 ? total / element_bytes : total;
-  if (elements > 524288) { // MPICH's pairwise exchange
-    for (int i = 1; i < p; i++) {
-      int destination = (r + i) % p;
-      int source      = (r - i + p) % p;
-      p2p.sendrecv(destination, counts[destination], source, counts[r], kReduceScatterTag);
-    }
-    return;
-  }
-  // MPICH's recursive doubling, with its fix-up for a non-power-of-two number of ranks.
-  auto outside = [&](int first, int length) {
-    int64_t sum = 0;
-    for (int j = 0; j < p; j++)
-      if (j < first || j >= first + length)
-        sum += counts[j];
-    return sum;
-  };
-  for (int mask = 1, i = 0; mask < p; mask <<= 1, i++) {
-    int destination = r ^ mask;
-    int my_root     = (r >> i) << i;
-    int dst_root    = (destination >> i) << i;
-    int64_t send_n  = outside(my_root, mask);
-    int64_t recv_n  = outside(dst_root, mask);
-    if (destination < p)
-      p2p.sendrecv(destination, send_n, destination, recv_n, kReduceScatterTag);
-    if (dst_root + mask > p) {
-      int nprocs_completed = p - my_root - mask;
-      int k                = i;
-      for (int tmp = mask >> 1; tmp > 0; tmp >>= 1, k--) {
-        int d         = r ^ tmp;
-        int tree_root = (r >> k) << k;
-        if (d > r && r < tree_root + nprocs_completed && d >= tree_root + nprocs_completed)
-          p2p.send(d, kReduceScatterTag, recv_n);
-        else if (d < r && d < tree_root + nprocs_completed && r >= tree_root + nprocs_completed)
-          p2p.recv(d, kReduceScatterTag, recv_n);
-      }
-    }
-  }
+  if (elements > 524288) // SMPI's MPICH selection: pairwise exchange for long vectors, recursive doubling otherwise
+    algorithms::mpich_pairwise_reduce_scatter(p2p, counts, kReduceScatterTag);
+  else
+    algorithms::mpich_rdb_reduce_scatter(p2p, counts, kReduceScatterTag);
 }
 
 void scan(PointToPoint& p2p, int64_t bytes)

@@ -228,4 +228,23 @@ void ompi_neighbor_exchange_allgather(PointToPoint& p2p, const trace::Action& ac
                                       int tag);
 void ompi_two_procs_allgather(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 
+// reduce_scatter: Open MPI 4.1's coll/base algorithms (its tuned numbers 1 to 4) and MPICH 4.0's commutative ones,
+// the two selections; the element size is the action's bytes2, the shares (bytes) counts.data() + action.vector.
+void ompi_nonoverlapping_reduce_scatter(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
+                                        int tag);
+/** Open MPI's basic_recursivehalving and MPICH's recursive halving, the same schedule. */
+void recursive_halving_reduce_scatter(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
+                                      int tag);
+void ompi_ring_reduce_scatter(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void ompi_butterfly_reduce_scatter(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
+                                   int tag);
+/** The other forms take the p shares in bytes (SMPI's default runs both). */
+void mpich_pairwise_reduce_scatter(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
+                                   int tag);
+void mpich_pairwise_reduce_scatter(PointToPoint& p2p, const int64_t* shares, int tag);
+void mpich_rdb_reduce_scatter(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void mpich_rdb_reduce_scatter(PointToPoint& p2p, const int64_t* shares, int tag);
+void ompi_reduce_scatter(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void mpich_reduce_scatter(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+
 } // namespace progsim::models::collectives::algorithms

@@ -124,6 +124,17 @@ const std::vector<NamedAlgorithm>& algorithms()
       {ActionType::AllToAll, "ompi", ompi_alltoall},
       {ActionType::AllGather, "ompi", ompi_allgather},
       {ActionType::AllGather, "mpich", mpich_allgather}, // MPICH's selection
+      // reduce_scatter: Open MPI 4.1's (coll/base) and MPICH 4.0's. Recursive halving is not SMPI's
+      // ompi_basic_recursivehalving, which skips an exchange when either side of it is empty.
+      {ActionType::ReduceScatter, "ompi_nonoverlapping", ompi_nonoverlapping_reduce_scatter},
+      {ActionType::ReduceScatter, "ompi_recursive_halving", recursive_halving_reduce_scatter},
+      {ActionType::ReduceScatter, "ompi_ring", ompi_ring_reduce_scatter},
+      {ActionType::ReduceScatter, "ompi_butterfly", ompi_butterfly_reduce_scatter},
+      {ActionType::ReduceScatter, "mpich_recursive_halving", recursive_halving_reduce_scatter}, // the same as Open MPI's
+      {ActionType::ReduceScatter, "mpich_pair", mpich_pairwise_reduce_scatter},
+      {ActionType::ReduceScatter, "mpich_rdb", mpich_rdb_reduce_scatter}, // SMPI's (MPICH's for non-commutative ops)
+      {ActionType::ReduceScatter, "ompi", ompi_reduce_scatter}, // Open MPI's selection
+      {ActionType::ReduceScatter, "mpich", mpich_reduce_scatter}, // MPICH's selection
   };
   return all;
 }

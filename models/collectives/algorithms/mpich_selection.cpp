@@ -15,11 +15,14 @@
  *    pairwise beyond (rank XOR i on a power of two of ranks, rank +- i otherwise).
  *  - allgather (t: the bytes every rank ends up with): recursive doubling below 512 KiB on a power of two of
  *    ranks, Bruck below 80 KiB otherwise, the ring (send to the right what came from the left) beyond.
+ *  - reduce_scatter (t: the total of every rank's share): recursive halving below 512 KiB, pairwise beyond.
  *  - gather, scatter: binomial; alltoallv: the scattered exchange; gatherv, scatterv: linear; scan: recursive
  *    doubling.
  *  - barrier: dissemination.
  */
 #include "collectives/algorithms/Algorithms.hpp"
+
+#include <numeric>
 
 namespace progsim::models::collectives::algorithms {
 
@@ -73,6 +76,15 @@ void mpich_alltoall(PointToPoint& p2p, const trace::Action& action, const trace:
     xor_pair_alltoall(p2p, action, counts, tag);
   else
     shift_exchange(p2p, action, counts, tag);
+}
+
+void mpich_reduce_scatter(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
+{
+  const int64_t* share = counts.data() + action.vector;
+  if (std::accumulate(share, share + p2p.size(), int64_t{0}) < 524288)
+    recursive_halving_reduce_scatter(p2p, action, counts, tag);
+  else
+    mpich_pairwise_reduce_scatter(p2p, action, counts, tag);
 }
 
 } // namespace progsim::models::collectives::algorithms

@@ -3,12 +3,13 @@
  * averaged from the ompi-collectives-tuning measurements of several clusters. A table per collective: by rank
  * count, the first size threshold the message is under picks the algorithm (Open MPI's number for it); sizes are
  * the whole vector for bcast, reduce and allreduce, one rank's block for gather, scatter and allgather, the
- * block for one peer for alltoall. The decision passes a segment size and a fan-out of 0, so every
+ * block for one peer for alltoall, the total of every rank's share for reduce_scatter. The decision passes a segment size and a fan-out of 0, so every
  * algorithm runs unsegmented (the tuned_* files of this folder). Operations are taken as commutative (MPI_SUM, ...):
  * a trace does not say, and Open MPI's tables for the others differ. */
 #include "collectives/algorithms/Algorithms.hpp"
 
 #include <climits>
+#include <numeric>
 #include <utility>
 #include <vector>
 
@@ -141,6 +142,21 @@ const DecisionTable kAlltoallv = {
     {4, {}, 2}, {64, {}, 1}, {128, {}, 2}, {256, {}, 1}, {1024, {}, 2}, {INT_MAX, {}, 1},
 };
 
+// 1 non-overlapping, 2 recursive_halving, 3 ring, 4 butterfly (sizes: the total of the shares)
+const DecisionTable kReduceScatter = {
+    {4, {{65536, 3}, {131072, 4}}, 3},
+    {8, {{8, 1}, {262144, 2}}, 3},
+    {32, {{262144, 2}}, 3},
+    {64, {{64, 1}, {2048, 2}, {524288, 4}}, 3},
+    {128, {{256, 1}, {512, 2}, {2048, 4}, {4096, 2}}, 4},
+    {256, {{256, 1}, {512, 2}}, 4},
+    {512, {{256, 1}, {1024, 2}}, 4},
+    {1024, {{512, 1}, {2048, 2}, {8192, 4}, {16384, 2}}, 4},
+    {2048, {{512, 1}, {4096, 2}, {16384, 4}, {32768, 2}}, 4},
+    {4096, {{512, 1}, {4096, 2}}, 4},
+    {INT_MAX, {{1024, 1}, {8192, 2}}, 4},
+};
+
 /** Runs algorithm number `chosen` (1-based) of `by_number`. */
 void run(const std::vector<Algorithm>& by_number, int chosen, PointToPoint& p2p, const trace::Action& action,
          const trace::CountPool& counts, int tag)
@@ -217,6 +233,16 @@ void ompi_scatter(PointToPoint& p2p, const trace::Action& action, const trace::C
                                                    tuned_linear_nb_scatter};
   const int64_t block = p2p.rank() == action.root ? action.bytes : action.bytes2;
   run(by_number, decide(kScatter, p2p.size(), block), p2p, action, counts, tag);
+}
+
+void ompi_reduce_scatter(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
+{
+  static const std::vector<Algorithm> by_number = {ompi_nonoverlapping_reduce_scatter,
+                                                   recursive_halving_reduce_scatter, ompi_ring_reduce_scatter,
+                                                   ompi_butterfly_reduce_scatter};
+  const int64_t* share = counts.data() + action.vector;
+  const int64_t total  = std::accumulate(share, share + p2p.size(), int64_t{0});
+  run(by_number, decide(kReduceScatter, p2p.size(), total), p2p, action, counts, tag);
 }
 
 } // namespace progsim::models::collectives::algorithms
