@@ -275,3 +275,30 @@ def test_a_selection_matches_smpis_where_both_pick_the_same_algorithm(tmp_path: 
     assert run.returncode == 0, run.stderr
     reference = smpi_replay_time(trace, compiled, [f"--cfg=smpi/coll-selector:{selector}"])
     assert run.results["simulated_time"] == pytest.approx(reference, rel=TOLERANCE)
+
+
+# Allgatherv with uneven blocks against SMPI's port of the same algorithm: Open MPI's Bruck and neighbor exchange
+# (SMPI's runs another ring on odd counts, so even counts only), MPICH's recursive doubling (with its fix-up on 48
+# ranks), MPICH's ring with SMPI's pieces (mpich_ring; MPICH 4.0's are 32 KiB, mpich4_ring) and SMPI's GB.
+@pytest.mark.parametrize("algorithm", ["ompi_bruck", "ompi_neighborexchange", "mpich_rdb", "mpich_ring", "GB"])
+@pytest.mark.parametrize("ranks", [8, 48])
+@pytest.mark.parametrize("scale", [10, 4000])
+def test_an_uneven_allgatherv_matches_smpi(tmp_path: Path, algorithm: str, ranks: int, scale: int) -> None:
+    # Rank r's block is (3 r) mod 7 * scale + 1 elements: from 8 B to 480 B (eager), or to 187 KiB (beyond SMPI's
+    # eager limit on lima, and a 256 KiB piece of SMPI's ring holding a whole block). The displacements lay the blocks
+    # end to end (SMPI's GB broadcasts up to the end of the last one; without them, the largest block alone).
+    counts = [(3 * r) % 7 * scale + 1 for r in range(ranks)]
+    displacements = [sum(counts[:r]) for r in range(ranks)]
+    lines = []
+    for r in range(ranks):
+        body = f"{r} allgatherv {counts[r]} {' '.join(map(str, counts))} {' '.join(map(str, displacements))}"
+        lines.append([f"{r} init", body, body, f"{r} finalize"])
+    trace = write_trace(lines, tmp_path / "trace")
+    platform = dataclasses.replace(load_platform(REPOSITORY / "platforms" / "lima.yaml"),
+                                   placement=PlacementSpec("block", 2))
+    compiled = compile_platform(platform, tmp_path / "platform", ranks)
+    run = replay(trace, compiled, "ideal", tmp_path / "results.json",
+                 settings=[f"coll-algorithms:allgatherv:{algorithm}"])
+    assert run.returncode == 0, run.stderr
+    reference = smpi_replay_time(trace, compiled, [f"--cfg=smpi/allgatherv:{algorithm}"])
+    assert run.results["simulated_time"] == pytest.approx(reference, rel=TOLERANCE)

@@ -246,5 +246,26 @@ void mpich_rdb_reduce_scatter(PointToPoint& p2p, const trace::Action& action, co
 void mpich_rdb_reduce_scatter(PointToPoint& p2p, const int64_t* shares, int tag);
 void ompi_reduce_scatter(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void mpich_reduce_scatter(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+// allgatherv: Open MPI 4.1's coll/base algorithms (default, bruck, ring, neighbor exchange, two_proc), MPICH 4.0's
+// (recursive doubling, Bruck, ring), SMPI's variants of them where they differ, and the two selections.
+/** A gatherv to rank 0 then a broadcast of every block from rank 0 (Open MPI's "default"), with the given two. */
+void gather_bcast_allgatherv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
+                             Algorithm gatherv, Algorithm bcast);
+void ompi_default_allgatherv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void gb_allgatherv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void ompi_bruck_allgatherv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void mpich_bruck_allgatherv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void ompi_ring_allgatherv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void ompi_neighbor_exchange_allgatherv(PointToPoint& p2p, const trace::Action& action,
+                                       const trace::CountPool& counts, int tag);
+void ompi_two_procs_allgatherv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
+                               int tag);
+void recursive_doubling_allgatherv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
+                                   int tag);
+void mpich_ring_allgatherv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void smpi_mpich_ring_allgatherv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
+                                int tag);
+void ompi_allgatherv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+void mpich_allgatherv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 
 } // namespace progsim::models::collectives::algorithms

@@ -135,6 +135,19 @@ const std::vector<NamedAlgorithm>& algorithms()
       {ActionType::ReduceScatter, "mpich_rdb", mpich_rdb_reduce_scatter}, // SMPI's (MPICH's for non-commutative ops)
       {ActionType::ReduceScatter, "ompi", ompi_reduce_scatter}, // Open MPI's selection
       {ActionType::ReduceScatter, "mpich", mpich_reduce_scatter}, // MPICH's selection
+      // allgatherv: Open MPI 4.1's coll/base and MPICH 4.0's algorithms, by SMPI's names where SMPI's is the same.
+      {ActionType::AllGatherV, "ompi_default", ompi_default_allgatherv}, // gatherv, then tuned's bcast
+      {ActionType::AllGatherV, "GB", gb_allgatherv}, // SMPI's: all receives at once, then a binomial tree
+      {ActionType::AllGatherV, "ompi_bruck", ompi_bruck_allgatherv},
+      {ActionType::AllGatherV, "mpich_bruck", mpich_bruck_allgatherv}, // the same, nothing when all are empty
+      {ActionType::AllGatherV, "ompi_ring", ompi_ring_allgatherv}, // SMPI's "ring" is another algorithm
+      {ActionType::AllGatherV, "ompi_neighborexchange", ompi_neighbor_exchange_allgatherv}, // SMPI's on even counts
+      {ActionType::AllGatherV, "ompi_two_proc", ompi_two_procs_allgatherv},
+      {ActionType::AllGatherV, "mpich_rdb", recursive_doubling_allgatherv},
+      {ActionType::AllGatherV, "mpich_ring", smpi_mpich_ring_allgatherv}, // SMPI's: pieces of 256 KiB or more
+      {ActionType::AllGatherV, "mpich4_ring", mpich_ring_allgatherv},     // MPICH 4.0's: pieces of 32 KiB
+      {ActionType::AllGatherV, "ompi", ompi_allgatherv},   // Open MPI's selection
+      {ActionType::AllGatherV, "mpich", mpich_allgatherv}, // MPICH's selection
   };
   return all;
 }

@@ -16,6 +16,8 @@
  *  - allgather (t: the bytes every rank ends up with): recursive doubling below 512 KiB on a power of two of
  *    ranks, Bruck below 80 KiB otherwise, the ring (send to the right what came from the left) beyond.
  *  - reduce_scatter (t: the total of every rank's share): recursive halving below 512 KiB, pairwise beyond.
+ *  - allgatherv (t: the sum of the receive sizes): the same thresholds and algorithms, for blocks of their own
+ *    sizes (recursive doubling, Bruck, and the ring in pieces of 32 KiB once a block is larger).
  *  - gather, scatter: binomial; alltoallv: the scattered exchange; gatherv, scatterv: linear; scan: recursive
  *    doubling.
  *  - barrier: dissemination.
@@ -64,6 +66,18 @@ void mpich_allgather(PointToPoint& p2p, const trace::Action& action, const trace
     ompi_bruck_allgather(p2p, action, counts, tag);
   else
     ompi_ring_allgather(p2p, action, counts, tag);
+}
+
+void mpich_allgatherv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
+{
+  const int64_t* sizes = counts.data() + action.vector;
+  const int64_t total  = std::accumulate(sizes, sizes + p2p.size(), int64_t{0});
+  if (is_power_of_two(p2p.size()) && total < 524288)
+    recursive_doubling_allgatherv(p2p, action, counts, tag);
+  else if (not is_power_of_two(p2p.size()) && total < 81920)
+    mpich_bruck_allgatherv(p2p, action, counts, tag);
+  else
+    mpich_ring_allgatherv(p2p, action, counts, tag);
 }
 
 void mpich_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)

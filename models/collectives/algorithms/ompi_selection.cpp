@@ -4,6 +4,7 @@
  * count, the first size threshold the message is under picks the algorithm (Open MPI's number for it); sizes are
  * the whole vector for bcast, reduce and allreduce, one rank's block for gather, scatter and allgather, the
  * block for one peer for alltoall, the total of every rank's share for reduce_scatter. The decision passes a segment size and a fan-out of 0, so every
+ * block for one peer for alltoall, the average block for allgatherv. The decision passes a segment size and a fan-out of 0, so every
  * algorithm runs unsegmented (the tuned_* files of this folder). Operations are taken as commutative (MPI_SUM, ...):
  * a trace does not say, and Open MPI's tables for the others differ. */
 #include "collectives/algorithms/Algorithms.hpp"
@@ -118,6 +119,23 @@ const DecisionTable kAllgather = {
     {INT_MAX, {{2, 3}, {8, 2}, {16, 3}, {512, 2}, {4096, 3}}, 5},
 };
 
+// 1 default (gatherv then bcast), 2 bruck, 3 ring, 4 neighbor, 5 two_proc (sizes: the per-rank average, the sum
+// of the receive sizes over p, rounded down; the second row is Open MPI's "2 ranks", and 1 rank, which Open MPI
+// sends to the rows of 3..7 ranks, has a first row of its own)
+const DecisionTable kAllgatherv = {
+    {2, {{256, 1}, {4096, 4}, {8192, 3}, {16384, 4}, {262144, 2}}, 4},
+    {3, {{2048, 3}, {4096, 5}, {8192, 3}}, 5},
+    {8, {{256, 1}, {4096, 4}, {8192, 3}, {16384, 4}, {262144, 2}}, 4},
+    {16, {{1024, 1}}, 2},
+    {32, {{128, 1}, {262144, 2}}, 3},
+    {64, {{256, 1}, {8192, 2}}, 3},
+    {128, {{256, 1}, {4096, 2}}, 3},
+    {256, {{1024, 2}, {65536, 4}}, 3},
+    {512, {{1024, 2}}, 3},
+    {1024, {{512, 2}, {1024, 1}, {4096, 2}, {1048576, 4}}, 3},
+    {INT_MAX, {{4096, 2}}, 4},
+};
+
 // 1 basic_linear, 2 binomial, 3 linear_sync (sizes: one rank's block)
 const DecisionTable kGather = {
     {4, {{2, 3}, {4, 1}, {32768, 2}, {65536, 1}, {131072, 2}}, 3},
@@ -211,6 +229,16 @@ void ompi_allgather(PointToPoint& p2p, const trace::Action& action, const trace:
                                                    ompi_recursive_doubling_allgather, ompi_ring_allgather,
                                                    ompi_neighbor_exchange_allgather, ompi_two_procs_allgather};
   run(by_number, decide(kAllgather, p2p.size(), action.bytes), p2p, action, counts, tag);
+}
+
+void ompi_allgatherv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
+{
+  static const std::vector<Algorithm> by_number = {ompi_default_allgatherv, ompi_bruck_allgatherv,
+                                                   ompi_ring_allgatherv, ompi_neighbor_exchange_allgatherv,
+                                                   ompi_two_procs_allgatherv};
+  const int64_t* sizes = counts.data() + action.vector;
+  const int64_t total  = std::accumulate(sizes, sizes + p2p.size(), int64_t{0});
+  run(by_number, decide(kAllgatherv, p2p.size(), total / p2p.size()), p2p, action, counts, tag);
 }
 
 void ompi_alltoallv(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag)
