@@ -52,12 +52,25 @@ struct RankEvent {
   const trace::Action* action;      // null when not tied to an action
 };
 
-/** A protocol step starting: which rank's, which step, and who runs it (the rank, a thread, a core, a NIC). */
+/**
+ * A protocol step, told once its runner is done with it: which rank's, which step, who ran it (the kind of runner:
+ * the rank, a thread, a core, a NIC; and the actor), from when to when (the step's CPU work and copies, then what it
+ * did: answers sent, copies made, a collective's next round posted), and the message it belongs to. `origin_time`
+ * and `origin_actor` say when and by whom the protocol message or the transfer whose arrival called for the step was
+ * started (a time below 0: the step was no arrival, as a match made when a receive is posted).
+ */
 struct StepEvent {
   int rank;
   double time;
+  double end;
   Step step;
   std::string_view executor;
+  std::string_view actor;
+  double cpu_seconds;
+  int64_t copied_bytes;
+  StepMessage message;
+  double origin_time;
+  std::string_view origin_actor;
 };
 
 /** Where each rank runs: the host, and which node and NUMA domain that host belongs to. */
@@ -146,12 +159,14 @@ public:
   /** Changes a rank's activity and tells the listeners. */
   void set_activity(int rank, Activity activity, const trace::Action* action = nullptr);
 
-  /** Tells the listeners that a protocol step of `rank` starts now, run by `runner`. */
-  void step_started(int rank, Step step, const StepRunner& runner);
+  /** Whether anybody listens to steps (a timeline): steps describe themselves only then. */
+  bool observes_steps() { return on_step.get_slot_count() > 0; }
+  /** Tells the listeners that a protocol step ended. */
+  void step_done(const StepEvent& event) { on_step(event); }
 
   /** Fired on every activity change of a rank. */
   simgrid::xbt::signal<void(const RankEvent&)> on_rank_event;
-  /** Fired when a protocol step starts. */
+  /** Fired when a protocol step ends (its runner is done with it). */
   simgrid::xbt::signal<void(const StepEvent&)> on_step;
 
   /**
