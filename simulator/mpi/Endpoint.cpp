@@ -261,7 +261,11 @@ void Endpoint::run_step(StepRunner& runner, Step step, const StepWork& work, con
 {
   XBT_VERB("rank %d: %s step by %s (%g s CPU, %lld B copied)", rank_, std::string(step_name(step)).c_str(),
             std::string(runner.name()).c_str(), work.cpu_seconds, static_cast<long long>(work.copy_bytes));
-  double start         = sg4::Engine::get_clock();
+  uint64_t serial = 0;
+  if (world_.observes_steps())
+    serial = world_.step_started(StepEvent{0, rank_, sg4::Engine::get_clock(), step, runner.name(),
+                                           sg4::this_actor::get_name(), work.cpu_seconds, about, origin_time,
+                                           origin_actor});
   int64_t outer_copied = step_copied_;
   step_copied_         = work.copy_bytes;
   runner.execute(*this, work); // the step's time passes before its effect
@@ -269,10 +273,8 @@ void Endpoint::run_step(StepRunner& runner, Step step, const StepWork& work, con
   running_          = &runner;
   effect();
   running_ = outer;
-  if (world_.observes_steps())
-    world_.step_done(StepEvent{rank_, start, sg4::Engine::get_clock(), step, runner.name(),
-                               sg4::this_actor::get_name(), work.cpu_seconds, step_copied_, about, origin_time,
-                               origin_actor});
+  if (serial != 0)
+    world_.step_ended(StepEnd{serial, sg4::Engine::get_clock(), step_copied_});
   step_copied_ = outer_copied;
 }
 

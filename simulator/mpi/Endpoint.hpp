@@ -155,8 +155,8 @@ private:
                  const StepMessage& message = {});
   /** Notes, for timelines, which message a followed transfer belongs to and who started it, now. */
   void describe(Followed& followed, const StepMessage& message) const;
-  /** Runs one step: its runner takes the time it costs, then it takes effect. Timelines see it once it is done,
-   * with `about` and, for an arrival, when and by whom the transfer was started. */
+  /** Runs one step: its runner takes the time it costs, then it takes effect. Timelines see it start, with `about`
+   * and, for an arrival, when and by whom the transfer was started, and see it end. */
   void run_step(StepRunner& runner, Step step, const StepWork& work, const Callback& effect,
                 const StepMessage& about = {}, double origin_time = -1, std::string_view origin_actor = {});
 

@@ -53,24 +53,30 @@ struct RankEvent {
 };
 
 /**
- * A protocol step, told once its runner is done with it: which rank's, which step, who ran it (the kind of runner:
- * the rank, a thread, a core, a NIC; and the actor), from when to when (the step's CPU work and copies, then what it
- * did: answers sent, copies made, a collective's next round posted), and the message it belongs to. `origin_time`
- * and `origin_actor` say when and by whom the protocol message or the transfer whose arrival called for the step was
- * started (a time below 0: the step was no arrival, as a match made when a receive is posted).
+ * A protocol step starting: its serial number (StepEnd names it), which rank's step, which step, who runs it (the
+ * kind of runner: the rank, a thread, a core, a NIC; and its actor), its CPU work, and the message it belongs to.
+ * `origin_time` and `origin_actor` say when and by whom the protocol message or the transfer whose arrival calls for
+ * the step was started (a time below 0: the step is no arrival, as a match made when a receive is posted).
  */
 struct StepEvent {
+  uint64_t serial;
   int rank;
   double time;
-  double end;
   Step step;
   std::string_view executor;
   std::string_view actor;
   double cpu_seconds;
-  int64_t copied_bytes;
   StepMessage message;
   double origin_time;
   std::string_view origin_actor;
+};
+
+/** A step's runner is done with it: its work (CPU, copies), then what it did (answers sent, copies made, a
+ * collective's next round posted). `copied_bytes`: what the runner copied meanwhile. */
+struct StepEnd {
+  uint64_t serial;
+  double time;
+  int64_t copied_bytes;
 };
 
 /** Where each rank runs: the host, and which node and NUMA domain that host belongs to. */
@@ -161,13 +167,22 @@ public:
 
   /** Whether anybody listens to steps (a timeline): steps describe themselves only then. */
   bool observes_steps() { return on_step.get_slot_count() > 0; }
+  /** Tells the listeners that a protocol step starts (its serial is set here and returned). */
+  uint64_t step_started(StepEvent event)
+  {
+    event.serial = ++step_counter_;
+    on_step(event);
+    return event.serial;
+  }
   /** Tells the listeners that a protocol step ended. */
-  void step_done(const StepEvent& event) { on_step(event); }
+  void step_ended(const StepEnd& end) { on_step_end(end); }
 
   /** Fired on every activity change of a rank. */
   simgrid::xbt::signal<void(const RankEvent&)> on_rank_event;
-  /** Fired when a protocol step ends (its runner is done with it). */
+  /** Fired when a protocol step starts. */
   simgrid::xbt::signal<void(const StepEvent&)> on_step;
+  /** Fired when a protocol step ends (its runner is done with it). */
+  simgrid::xbt::signal<void(const StepEnd&)> on_step_end;
 
   /**
    * The trace asks for something MPI forbids (a message larger than its receive, a wait with no request): the run
@@ -211,6 +226,7 @@ private:
   std::vector<std::unique_ptr<Endpoint>> endpoints_;
   std::vector<RankRecord> records_;
   uint64_t request_counter_ = 0;
+  uint64_t step_counter_    = 0;
   std::unordered_set<const simgrid::s4u::Host*> uncontended_hosts_;
   std::map<int, Endpoint*> polling_;
   struct CollectiveCall {
