@@ -24,13 +24,15 @@ public:
     auto data = receiver.transfer(send->owner, receiver.rank(),
                                   envelope.bytes + receiver.world().parameters().envelope_bytes);
     mpi::transition(*receive, mpi::RequestState::Transferring);
-    receiver.follow(data, *receive, mpi::Step::TransferDone, send->owner,
+    mpi::StepMessage message{send->id, send->owner, envelope.bytes};
+    receiver.follow(data, *receive, mpi::Step::TransferDone, message,
                     [&receiver, receive]() { receiver.complete(receive); });
     if (send->complete())
       return;
     mpi::transition(*send, mpi::RequestState::Transferring);
     mpi::Endpoint& sender = receiver.world().endpoint(send->owner);
-    sender.follow(data, *send, mpi::Step::TransferDone, receiver.rank(), [&sender, send]() { sender.complete(send); });
+    message.peer = receiver.rank();
+    sender.follow(data, *send, mpi::Step::TransferDone, message, [&sender, send]() { sender.complete(send); });
   }
 };
 } // namespace

@@ -23,7 +23,8 @@ public:
     auto pull            = receiver.transfer(send->owner, receiver.rank(), envelope.bytes + params.envelope_bytes);
     if (receiver.world().same_node(send->owner, receiver.rank()))
       receiver.copy_in_step(envelope.bytes); // the single copy keeps the runner's core busy while the bus moves it
-    receiver.follow(pull, mpi::Step::TransferDone, send->owner, [&receiver, receive, send]() {
+    mpi::StepMessage message{send->id, send->owner, envelope.bytes};
+    receiver.follow(pull, mpi::Step::TransferDone, message, [&receiver, receive, send]() {
       receiver.complete(receive);
       auto* finish = new mpi::Message();
       finish->kind = mpi::Message::Kind::Finish;

@@ -73,7 +73,7 @@ private:
     auto data = sender.transfer(sender.rank(), send->peer, wire);
     if (sender.world().same_node(sender.rank(), send->peer))
       sender.copy_in_step(size); // shared memory: the sender's CPU writes into the receiver's buffer
-    sender.follow(data, mpi::Step::TransferDone, send->peer, [this, &sender, push]() {
+    sender.follow(data, mpi::Step::TransferDone, mpi::StepMessage{send->id, send->peer, size}, [this, &sender, push]() {
       push->ended++;
       if (push->ended < push->fragments) {
         fill_window(sender, push);
@@ -82,6 +82,7 @@ private:
       sender.complete(push->send);
       auto* finish    = new mpi::Message();
       finish->kind    = mpi::Message::Kind::Finish;
+      finish->send    = push->send; // names the message in timelines
       finish->receive = push->receive;
       sender.send_message(push->receive->owner, finish, sender.world().parameters().control_bytes);
     });

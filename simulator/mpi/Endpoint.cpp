@@ -124,6 +124,8 @@ void Endpoint::spend(double cpu_seconds, int64_t copy_bytes)
 
 void Endpoint::charge(double cpu_seconds, int64_t copy_bytes)
 {
+  if (running_ != nullptr)
+    step_copied_ += copy_bytes;
   if (running_ != nullptr && running_ != &own_runner_)
     running_->execute(*this, StepWork{cpu_seconds, copy_bytes});
   else
@@ -156,13 +158,22 @@ void Endpoint::send_message(int destination, Message* message, int64_t bytes)
 {
   Endpoint& receiver = world_.endpoint(destination);
   Step step          = step_of(message->kind);
+  StepMessage about;
+  if (world_.observes_steps()) { // the sender's request names the message on both sides
+    bool envelope   = message->kind == Message::Kind::Eager || message->kind == Message::Kind::RequestToSend;
+    const auto& send = envelope ? message->envelope.send : message->send;
+    if (send)
+      about = StepMessage{send->id, rank_, send->bytes};
+  }
   StepWork work{world_.progress().costs().step_overhead, 0};
   if (message->kind == Message::Kind::Eager) // copied out of the arrival buffer (into the receive or an unexpected one)
     work.copy_bytes = message->envelope.bytes;
   StepRunner& runner = world_.progress().runner(receiver, step, rank_);
   Transfer carrier = transfer(rank_, destination, bytes, message->kind == Message::Kind::Eager);
-  receiver.add_followed({carrier.wire, std::move(carrier.memory), step, work, &runner,
-                         [&receiver, message]() { receiver.handle(message); }, message});
+  Followed followed{carrier.wire, std::move(carrier.memory), step, work, &runner,
+                    [&receiver, message]() { receiver.handle(message); }, message};
+  describe(followed, about);
+  receiver.add_followed(std::move(followed));
 }
 
 void Endpoint::deliver(int destination, Message* message)
@@ -170,23 +181,36 @@ void Endpoint::deliver(int destination, Message* message)
   world_.endpoint(destination).handle(message);
 }
 
-void Endpoint::follow(const Transfer& transfer, Step step, int peer, Callback on_done)
+void Endpoint::follow(const Transfer& transfer, Step step, const StepMessage& message, Callback on_done)
 {
-  follow_by(world_.progress().runner(*this, step, peer), transfer, step, std::move(on_done));
+  follow_by(world_.progress().runner(*this, step, message.peer), transfer, step, std::move(on_done), message);
 }
 
-void Endpoint::follow(const Transfer& transfer, const Request& request, Step step, int peer, Callback on_done)
+void Endpoint::follow(const Transfer& transfer, const Request& request, Step step, const StepMessage& message,
+                      Callback on_done)
 {
   auto& progress = world_.progress();
-  follow_by(request.collective != nullptr ? progress.collective_runner(*this, step, peer)
-                                          : progress.runner(*this, step, peer),
-            transfer, step, std::move(on_done));
+  follow_by(request.collective != nullptr ? progress.collective_runner(*this, step, message.peer)
+                                          : progress.runner(*this, step, message.peer),
+            transfer, step, std::move(on_done), message);
 }
 
-void Endpoint::follow_by(StepRunner& runner, const Transfer& transfer, Step step, Callback on_done)
+void Endpoint::follow_by(StepRunner& runner, const Transfer& transfer, Step step, Callback on_done,
+                         const StepMessage& message)
 {
-  add_followed({transfer.wire, transfer.memory, step, StepWork{world_.progress().costs().step_overhead, 0}, &runner,
-                std::move(on_done)});
+  Followed followed{transfer.wire, transfer.memory, step, StepWork{world_.progress().costs().step_overhead, 0},
+                    &runner, std::move(on_done)};
+  describe(followed, message);
+  add_followed(std::move(followed));
+}
+
+void Endpoint::describe(Followed& followed, const StepMessage& message) const
+{
+  if (not world_.observes_steps())
+    return;
+  followed.about        = message;
+  followed.origin_time  = sg4::Engine::get_clock();
+  followed.origin_actor = sg4::this_actor::get_name();
 }
 
 void Endpoint::add_followed(Followed followed)
@@ -232,21 +256,32 @@ std::string_view step_name(Step step)
   return "?";
 }
 
-void Endpoint::run_step(StepRunner& runner, Step step, const StepWork& work, const Callback& effect)
+void Endpoint::run_step(StepRunner& runner, Step step, const StepWork& work, const Callback& effect,
+                        const StepMessage& about, double origin_time, std::string_view origin_actor)
 {
-  world_.step_started(rank_, step, runner);
   XBT_VERB("rank %d: %s step by %s (%g s CPU, %lld B copied)", rank_, std::string(step_name(step)).c_str(),
             std::string(runner.name()).c_str(), work.cpu_seconds, static_cast<long long>(work.copy_bytes));
+  uint64_t serial = 0;
+  if (world_.observes_steps())
+    serial = world_.step_started(StepEvent{0, rank_, sg4::Engine::get_clock(), step, runner.name(),
+                                           sg4::this_actor::get_name(), work.cpu_seconds, about, origin_time,
+                                           origin_actor});
+  int64_t outer_copied = step_copied_;
+  step_copied_         = work.copy_bytes;
   runner.execute(*this, work); // the step's time passes before its effect
   StepRunner* outer = running_;
   running_          = &runner;
   effect();
   running_ = outer;
+  if (serial != 0)
+    world_.step_ended(StepEnd{serial, sg4::Engine::get_clock(), step_copied_});
+  step_copied_ = outer_copied;
 }
 
 void Endpoint::copy_in_step(int64_t bytes)
 {
   xbt_assert(running_ != nullptr, "a copy in a step needs a step being run");
+  step_copied_ += bytes;
   running_->execute(*this, StepWork{0, bytes});
 }
 
@@ -289,8 +324,9 @@ RequestPtr Endpoint::post_receive(int source, int tag, int64_t bytes, Context co
     bool eager = envelope->protocol == Protocol::Eager;
     StepWork work{world_.progress().costs().step_overhead, eager ? envelope->bytes : 0};
     // (a runner that posts a collective's round matches it as a step of its own)
+    StepMessage about{envelope->send ? envelope->send->id : 0, envelope->source, envelope->bytes};
     run_step(running_ != nullptr ? *running_ : own_runner_, eager ? Step::Envelope : Step::RequestToSend, work,
-             [this, &receive, &envelope]() { on_matched(receive, *envelope); });
+             [this, &receive, &envelope]() { on_matched(receive, *envelope); }, about);
   }
   return receive;
 }
@@ -388,7 +424,7 @@ void Endpoint::progress(StepRunner& runner)
     followed_.erase(it);
     // What the NIC wrote is read from memory: behind the computations' queued requests when they load it.
     done.work.cpu_seconds += world_.memory().access_stall(rank_);
-    run_step(runner, done.step, done.work, done.on_done);
+    run_step(runner, done.step, done.work, done.on_done, done.about, done.origin_time, done.origin_actor);
   }
   if (&runner == &own_runner_ && not collectives_.empty())
     advance_collectives();

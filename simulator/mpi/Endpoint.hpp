@@ -14,6 +14,8 @@
 
 #include <functional>
 #include <map>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -96,10 +98,11 @@ public:
   void send_message(int destination, Message* message, int64_t bytes);
   /** Hands an envelope to `destination`'s matching at once, with no transfer and no step (SMPI's direct protocol). */
   void deliver(int destination, Message* message);
-  /** Runs `on_done` as a step of this endpoint once `transfer` ends (a transfer with rank `peer`). */
-  void follow(const Transfer& transfer, Step step, int peer, std::function<void()> on_done);
+  /** Runs `on_done` as a step of this endpoint once `transfer` ends (a transfer of `message`, with its peer). */
+  void follow(const Transfer& transfer, Step step, const StepMessage& message, std::function<void()> on_done);
   /** The same, for a transfer of `request`: a non-blocking collective's round has the mechanism's collective runner. */
-  void follow(const Transfer& transfer, const Request& request, Step step, int peer, std::function<void()> on_done);
+  void follow(const Transfer& transfer, const Request& request, Step step, const StepMessage& message,
+              std::function<void()> on_done);
   /** Starts a transfer of `bytes` from rank `from`'s host to rank `to`'s (counted as sent by `from`); when it
    * carries data (not a protocol's control message) between nodes, with its DMA at both ends. */
   Transfer transfer(int from, int to, int64_t bytes, bool data = true);
@@ -135,6 +138,11 @@ private:
     StepRunner* runner;
     Callback on_done;
     const Message* message = nullptr; // the message it carries, if any (for end-of-run reports)
+    // For timelines (set only when steps are observed): the message the step belongs to, and when and by which
+    // actor the transfer was started.
+    StepMessage about{};
+    double origin_time = -1;
+    std::string origin_actor{};
   };
 
   RequestPtr make_request(bool is_send, int peer, int tag, int64_t bytes, Context context);
@@ -143,9 +151,14 @@ private:
   /** The rank's MPI call starts the rounds of its non-blocking collectives that no runner could start. */
   void advance_collectives();
   void add_followed(Followed followed);
-  void follow_by(StepRunner& runner, const Transfer& transfer, Step step, std::function<void()> on_done);
-  /** Runs one step: its runner takes the time it costs, then it takes effect. */
-  void run_step(StepRunner& runner, Step step, const StepWork& work, const Callback& effect);
+  void follow_by(StepRunner& runner, const Transfer& transfer, Step step, std::function<void()> on_done,
+                 const StepMessage& message = {});
+  /** Notes, for timelines, which message a followed transfer belongs to and who started it, now. */
+  void describe(Followed& followed, const StepMessage& message) const;
+  /** Runs one step: its runner takes the time it costs, then it takes effect. Timelines see it start, with `about`
+   * and, for an arrival, when and by whom the transfer was started, and see it end. */
+  void run_step(StepRunner& runner, Step step, const StepWork& work, const Callback& effect,
+                const StepMessage& about = {}, double origin_time = -1, std::string_view origin_actor = {});
 
   // Explicit protocol steps.
   void handle(Message* message);
@@ -157,6 +170,7 @@ private:
   simgrid::s4u::Host* host_;
   RankRunner own_runner_;
   StepRunner* running_ = nullptr; // the runner of the step being run
+  int64_t step_copied_ = 0;       // bytes copied by the runner of the step being run (for timelines)
   std::vector<Followed> followed_;
   Doorbell doorbell_;          // wakes the rank blocked in wait()
   bool rank_waiting_ = false;

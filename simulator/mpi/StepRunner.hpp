@@ -18,6 +18,17 @@ enum class Step : uint8_t {
 };
 std::string_view step_name(Step step);
 
+/**
+ * The message a step belongs to, for timelines: the id of the sender's request (the same on the sender's and the
+ * receiver's steps of one message), the other rank of the message, and its payload. An id of 0: no message (a
+ * collective's round noticed complete).
+ */
+struct StepMessage {
+  uint64_t id   = 0;
+  int peer      = -1;
+  int64_t bytes = 0;
+};
+
 /** The work of one step: protocol handling (CPU seconds) and data copied by whoever runs it. */
 struct StepWork {
   double cpu_seconds = 0;

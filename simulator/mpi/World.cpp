@@ -163,12 +163,6 @@ void World::set_activity(int rank, Activity activity, const trace::Action* actio
     on_rank_event(RankEvent{rank, sg4::Engine::get_clock(), activity, action});
 }
 
-void World::step_started(int rank, Step step, const StepRunner& runner)
-{
-  if (on_step.get_slot_count() > 0)
-    on_step(StepEvent{rank, sg4::Engine::get_clock(), step, runner.name()});
-}
-
 namespace {
 bool rooted(trace::ActionType type)
 {

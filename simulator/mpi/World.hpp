@@ -52,12 +52,31 @@ struct RankEvent {
   const trace::Action* action;      // null when not tied to an action
 };
 
-/** A protocol step starting: which rank's, which step, and who runs it (the rank, a thread, a core, a NIC). */
+/**
+ * A protocol step starting: its serial number (StepEnd names it), which rank's step, which step, who runs it (the
+ * kind of runner: the rank, a thread, a core, a NIC; and its actor), its CPU work, and the message it belongs to.
+ * `origin_time` and `origin_actor` say when and by whom the protocol message or the transfer whose arrival calls for
+ * the step was started (a time below 0: the step is no arrival, as a match made when a receive is posted).
+ */
 struct StepEvent {
+  uint64_t serial;
   int rank;
   double time;
   Step step;
   std::string_view executor;
+  std::string_view actor;
+  double cpu_seconds;
+  StepMessage message;
+  double origin_time;
+  std::string_view origin_actor;
+};
+
+/** A step's runner is done with it: its work (CPU, copies), then what it did (answers sent, copies made, a
+ * collective's next round posted). `copied_bytes`: what the runner copied meanwhile. */
+struct StepEnd {
+  uint64_t serial;
+  double time;
+  int64_t copied_bytes;
 };
 
 /** Where each rank runs: the host, and which node and NUMA domain that host belongs to. */
@@ -146,13 +165,24 @@ public:
   /** Changes a rank's activity and tells the listeners. */
   void set_activity(int rank, Activity activity, const trace::Action* action = nullptr);
 
-  /** Tells the listeners that a protocol step of `rank` starts now, run by `runner`. */
-  void step_started(int rank, Step step, const StepRunner& runner);
+  /** Whether anybody listens to steps (a timeline): steps describe themselves only then. */
+  bool observes_steps() { return on_step.get_slot_count() > 0; }
+  /** Tells the listeners that a protocol step starts (its serial is set here and returned). */
+  uint64_t step_started(StepEvent event)
+  {
+    event.serial = ++step_counter_;
+    on_step(event);
+    return event.serial;
+  }
+  /** Tells the listeners that a protocol step ended. */
+  void step_ended(const StepEnd& end) { on_step_end(end); }
 
   /** Fired on every activity change of a rank. */
   simgrid::xbt::signal<void(const RankEvent&)> on_rank_event;
   /** Fired when a protocol step starts. */
   simgrid::xbt::signal<void(const StepEvent&)> on_step;
+  /** Fired when a protocol step ends (its runner is done with it). */
+  simgrid::xbt::signal<void(const StepEnd&)> on_step_end;
 
   /**
    * The trace asks for something MPI forbids (a message larger than its receive, a wait with no request): the run
@@ -196,6 +226,7 @@ private:
   std::vector<std::unique_ptr<Endpoint>> endpoints_;
   std::vector<RankRecord> records_;
   uint64_t request_counter_ = 0;
+  uint64_t step_counter_    = 0;
   std::unordered_set<const simgrid::s4u::Host*> uncontended_hosts_;
   std::map<int, Endpoint*> polling_;
   struct CollectiveCall {
