@@ -33,6 +33,31 @@ def calls(collective: str, count: int) -> str:
             "gather": f"gather {count} {count} 0", "scatter": f"scatter {count} {count} 0"}[collective]
 
 
+def twice(ranks: int, body: str | list[str]) -> list[list[str]]:
+    """Every rank's trace: `body` (one line, the same for all ranks, or one per rank) called twice, so that the
+    second call starts from the skew the first one left."""
+    bodies = [body] * ranks if isinstance(body, str) else body
+    return [[f"{r} init", f"{r} {bodies[r]}", f"{r} {bodies[r]}", f"{r} finalize"] for r in range(ranks)]
+
+
+def simulated_times(tmp_path: Path, lines: list[list[str]], setting: str, smpi_option: str,
+                    platform_name: str = "lima", per_node: int = 2) -> tuple[float, float]:
+    """The same trace under `ideal` with progsim's `setting` and under stock smpirun with `smpi_option`, on the
+    platform with `per_node` ranks per node: the two simulated times."""
+    trace = write_trace(lines, tmp_path / "trace")
+    platform = dataclasses.replace(load_platform(REPOSITORY / "platforms" / f"{platform_name}.yaml"),
+                                   placement=PlacementSpec("block", per_node))
+    compiled = compile_platform(platform, tmp_path / "platform", len(lines))
+    run = replay(trace, compiled, "ideal", tmp_path / "results.json", settings=[setting])
+    assert run.returncode == 0, run.stderr
+    return run.results["simulated_time"], smpi_replay_time(trace, compiled, [smpi_option])
+
+
+def assert_same_time(times: tuple[float, float]) -> None:
+    ours, reference = times
+    assert ours == pytest.approx(reference, rel=TOLERANCE), f"progsim {ours} s, smpirun {reference} s"
+
+
 ALGORITHMS = [("bcast", "binomial_tree"), ("bcast", "flattree"), ("bcast", "scatter_LR_allgather"),
               ("allreduce", "rdb"), ("allreduce", "lr"), ("allreduce", "redbcast"), ("allreduce", "rab_rdb"),
               ("alltoall", "ring"), ("alltoall", "basic_linear"), ("alltoall", "bruck"),
@@ -85,19 +110,10 @@ def cases() -> list:
 @pytest.mark.parametrize("collective,algorithm,platform_name,ranks,per_node,count", cases())
 def test_the_algorithm_matches_smpi_running_it(tmp_path: Path, collective: str, algorithm: str, platform_name: str,
                                                ranks: int, per_node: int, count: int) -> None:
-    body = calls(collective, count)
-    trace = write_trace([[f"{r} init", f"{r} {body}", f"{r} {body}", f"{r} finalize"] for r in range(ranks)],
-                        tmp_path / "trace")
-    platform = dataclasses.replace(load_platform(REPOSITORY / "platforms" / f"{platform_name}.yaml"),
-                                   placement=PlacementSpec("block", per_node))
-    compiled = compile_platform(platform, tmp_path / "platform", ranks)
-    run = replay(trace, compiled, "ideal", tmp_path / "results.json",
-                 settings=[f"coll-algorithms:{collective}:{algorithm}"])
-    assert run.returncode == 0, run.stderr
-    ours = run.results["simulated_time"]
     smpi_name = SAME_AS_SMPI.get((collective, algorithm), (algorithm,))[0]
-    reference = smpi_replay_time(trace, compiled, [f"--cfg=smpi/{collective}:{smpi_name}"])
-    assert ours == pytest.approx(reference, rel=TOLERANCE), f"progsim {ours} s, smpirun {reference} s"
+    assert_same_time(simulated_times(tmp_path, twice(ranks, calls(collective, count)),
+                                     f"coll-algorithms:{collective}:{algorithm}",
+                                     f"--cfg=smpi/{collective}:{smpi_name}", platform_name, per_node))
 
 
 # Open MPI's algorithms that SMPI runs under another name, or only at some rank counts: ours, SMPI's, ranks. On 2
@@ -120,17 +136,9 @@ def other_name_cases() -> list:
 @pytest.mark.parametrize("collective,ours,smpis,ranks,count", other_name_cases())
 def test_open_mpis_algorithm_matches_smpi_under_another_name(tmp_path: Path, collective: str, ours: str, smpis: str,
                                                              ranks: int, count: int) -> None:
-    body = calls(collective, count)
-    trace = write_trace([[f"{r} init", f"{r} {body}", f"{r} {body}", f"{r} finalize"] for r in range(ranks)],
-                        tmp_path / "trace")
-    platform = dataclasses.replace(load_platform(REPOSITORY / "platforms" / "lima.yaml"),
-                                   placement=PlacementSpec("block", 1 if ranks <= 32 else 2))
-    compiled = compile_platform(platform, tmp_path / "platform", ranks)
-    run = replay(trace, compiled, "ideal", tmp_path / "results.json", settings=[f"coll-algorithms:{collective}:{ours}"])
-    assert run.returncode == 0, run.stderr
-    ours_time = run.results["simulated_time"]
-    reference = smpi_replay_time(trace, compiled, [f"--cfg=smpi/{collective}:{smpis}"])
-    assert ours_time == pytest.approx(reference, rel=TOLERANCE), f"progsim {ours_time} s, smpirun {reference} s"
+    assert_same_time(simulated_times(tmp_path, twice(ranks, calls(collective, count)),
+                                     f"coll-algorithms:{collective}:{ours}", f"--cfg=smpi/{collective}:{smpis}",
+                                     per_node=1 if ranks <= 32 else 2))
 
 
 def test_the_algorithms_differ(tmp_path: Path) -> None:
@@ -171,15 +179,8 @@ def test_the_pair_alltoall_refuses_other_rank_counts(tmp_path: Path) -> None:
 def test_a_reduction_to_another_root_matches_smpi(tmp_path: Path, algorithm: str, root: int) -> None:
     # 6 ranks (4 take part in the reduce-scatter): root 3 sat out of it (odd, below 2 r = 4) and takes over new
     # rank 0's piece before the gather; root 4 is new rank 2.
-    trace = write_trace([[f"{r} init", f"{r} reduce {SMALL} 0 {root}", f"{r} finalize"] for r in range(6)],
-                        tmp_path / "trace")
-    platform = dataclasses.replace(load_platform(REPOSITORY / "platforms" / "lima.yaml"),
-                                   placement=PlacementSpec("block", 2))
-    compiled = compile_platform(platform, tmp_path / "platform", 6)
-    run = replay(trace, compiled, "ideal", tmp_path / "results.json", settings=[f"coll-algorithms:reduce:{algorithm}"])
-    assert run.returncode == 0, run.stderr
-    reference = smpi_replay_time(trace, compiled, [f"--cfg=smpi/reduce:{algorithm}"])
-    assert run.results["simulated_time"] == pytest.approx(reference, rel=TOLERANCE)
+    assert_same_time(simulated_times(tmp_path, twice(6, f"reduce {SMALL} 0 {root}"),
+                                     f"coll-algorithms:reduce:{algorithm}", f"--cfg=smpi/reduce:{algorithm}"))
 
 
 @pytest.mark.parametrize("algorithm,smpi_name,ranks,scale",
@@ -195,21 +196,13 @@ def test_an_uneven_alltoallv_matches_smpi(tmp_path: Path, algorithm: str, smpi_n
     # 19 KiB) beyond SMPI's eager limit on lima.
     def count(source: int, destination: int) -> int:
         return (source + 2 * destination) % 7 * scale + 1
-    lines = []
+    bodies = []
     for r in range(ranks):
         send = [count(r, i) for i in range(ranks)]
         recv = [count(i, r) for i in range(ranks)]
-        body = f"{r} alltoallv {sum(send)} {' '.join(map(str, send))} {sum(recv)} {' '.join(map(str, recv))}"
-        lines.append([f"{r} init", body, body, f"{r} finalize"])
-    trace = write_trace(lines, tmp_path / "trace")
-    platform = dataclasses.replace(load_platform(REPOSITORY / "platforms" / "lima.yaml"),
-                                   placement=PlacementSpec("block", 2))
-    compiled = compile_platform(platform, tmp_path / "platform", ranks)
-    run = replay(trace, compiled, "ideal", tmp_path / "results.json",
-                 settings=[f"coll-algorithms:alltoallv:{algorithm}"])
-    assert run.returncode == 0, run.stderr
-    reference = smpi_replay_time(trace, compiled, [f"--cfg=smpi/alltoallv:{smpi_name}"])
-    assert run.results["simulated_time"] == pytest.approx(reference, rel=TOLERANCE)
+        bodies.append(f"alltoallv {sum(send)} {' '.join(map(str, send))} {sum(recv)} {' '.join(map(str, recv))}")
+    assert_same_time(simulated_times(tmp_path, twice(ranks, bodies), f"coll-algorithms:alltoallv:{algorithm}",
+                                     f"--cfg=smpi/alltoallv:{smpi_name}"))
 
 
 @pytest.mark.parametrize("algorithm,smpi_name,ranks,scale",
@@ -223,18 +216,9 @@ def test_an_uneven_reduce_scatter_matches_smpi(tmp_path: Path, algorithm: str, s
                                                scale: int) -> None:
     # Rank i keeps 3 i mod 7 * scale + 1 elements (doubles): shares differ by rank, none empty; eager and (scale
     # 400, up to 19 KiB a share) beyond SMPI's eager limit on lima.
-    shares = [3 * i % 7 * scale + 1 for i in range(ranks)]
-    body = [f"reducescatter {' '.join(map(str, shares))} 0"]
-    lines = [[f"{r} init"] + [f"{r} {b}" for b in body * 2] + [f"{r} finalize"] for r in range(ranks)]
-    trace = write_trace(lines, tmp_path / "trace")
-    platform = dataclasses.replace(load_platform(REPOSITORY / "platforms" / "lima.yaml"),
-                                   placement=PlacementSpec("block", 2))
-    compiled = compile_platform(platform, tmp_path / "platform", ranks)
-    run = replay(trace, compiled, "ideal", tmp_path / "results.json",
-                 settings=[f"coll-algorithms:reducescatter:{algorithm}"])
-    assert run.returncode == 0, run.stderr
-    reference = smpi_replay_time(trace, compiled, [f"--cfg=smpi/reduce_scatter:{smpi_name}"])
-    assert run.results["simulated_time"] == pytest.approx(reference, rel=TOLERANCE)
+    assert_same_time(simulated_times(tmp_path, twice(ranks, uneven_reduce_scatter(ranks, scale)),
+                                     f"coll-algorithms:reducescatter:{algorithm}",
+                                     f"--cfg=smpi/reduce_scatter:{smpi_name}"))
 
 
 # Whole selections against SMPI's (smpi/coll-selector:ompi follows Open MPI 4.1's fixed decision; :mpich an older
@@ -268,15 +252,8 @@ SELECTED += [("ompi", 8, uneven_reduce_scatter(8, 1)), ("ompi", 8, uneven_reduce
 @pytest.mark.parametrize("selector,ranks,call", SELECTED)
 def test_a_selection_matches_smpis_where_both_pick_the_same_algorithm(tmp_path: Path, selector: str, ranks: int,
                                                                       call: str) -> None:
-    trace = write_trace([[f"{r} init", f"{r} {call}", f"{r} {call}", f"{r} finalize"] for r in range(ranks)],
-                        tmp_path / "trace")
-    platform = dataclasses.replace(load_platform(REPOSITORY / "platforms" / "lima.yaml"),
-                                   placement=PlacementSpec("block", 2))
-    compiled = compile_platform(platform, tmp_path / "platform", ranks)
-    run = replay(trace, compiled, "ideal", tmp_path / "results.json", settings=[f"coll-algorithms:{selector}"])
-    assert run.returncode == 0, run.stderr
-    reference = smpi_replay_time(trace, compiled, [f"--cfg=smpi/coll-selector:{selector}"])
-    assert run.results["simulated_time"] == pytest.approx(reference, rel=TOLERANCE)
+    assert_same_time(simulated_times(tmp_path, twice(ranks, call), f"coll-algorithms:{selector}",
+                                     f"--cfg=smpi/coll-selector:{selector}"))
 
 
 # Allgatherv with uneven blocks against SMPI's port of the same algorithm: Open MPI's Bruck and neighbor exchange
@@ -291,16 +268,7 @@ def test_an_uneven_allgatherv_matches_smpi(tmp_path: Path, algorithm: str, ranks
     # end to end (SMPI's GB broadcasts up to the end of the last one; without them, the largest block alone).
     counts = [(3 * r) % 7 * scale + 1 for r in range(ranks)]
     displacements = [sum(counts[:r]) for r in range(ranks)]
-    lines = []
-    for r in range(ranks):
-        body = f"{r} allgatherv {counts[r]} {' '.join(map(str, counts))} {' '.join(map(str, displacements))}"
-        lines.append([f"{r} init", body, body, f"{r} finalize"])
-    trace = write_trace(lines, tmp_path / "trace")
-    platform = dataclasses.replace(load_platform(REPOSITORY / "platforms" / "lima.yaml"),
-                                   placement=PlacementSpec("block", 2))
-    compiled = compile_platform(platform, tmp_path / "platform", ranks)
-    run = replay(trace, compiled, "ideal", tmp_path / "results.json",
-                 settings=[f"coll-algorithms:allgatherv:{algorithm}"])
-    assert run.returncode == 0, run.stderr
-    reference = smpi_replay_time(trace, compiled, [f"--cfg=smpi/allgatherv:{algorithm}"])
-    assert run.results["simulated_time"] == pytest.approx(reference, rel=TOLERANCE)
+    bodies = [f"allgatherv {counts[r]} {' '.join(map(str, counts))} {' '.join(map(str, displacements))}"
+              for r in range(ranks)]
+    assert_same_time(simulated_times(tmp_path, twice(ranks, bodies), f"coll-algorithms:allgatherv:{algorithm}",
+                                     f"--cfg=smpi/allgatherv:{algorithm}"))

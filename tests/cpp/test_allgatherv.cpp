@@ -9,6 +9,7 @@
 #include "collectives/SmpiDefault.hpp"
 #include "trace/Action.hpp"
 
+#include "ScheduleText.hpp"
 #include <gtest/gtest.h>
 
 #include <string>
@@ -20,22 +21,9 @@ using progsim::trace::Action;
 using progsim::trace::ActionType;
 using Sizes = std::vector<int64_t>;
 
-namespace {
+using progsim::testing::describe;
 
-std::string describe(const Schedule& schedule)
-{
-  std::string out;
-  for (auto const& round : schedule.rounds) {
-    if (not out.empty())
-      out += " | ";
-    std::string items;
-    for (auto const& t : round.transfers)
-      items += (items.empty() ? "" : " ") + std::string(t.is_send ? "S" : "R") + std::to_string(t.peer) + ":" +
-               std::to_string(t.bytes);
-    out += items;
-  }
-  return out;
-}
+namespace {
 
 /** Rank `rank`'s allgatherv under `choice`, every rank's block of the size `sizes` gives it (and the rank's send of
  * `send` bytes when given: a send type other than the receive type). */

@@ -8,6 +8,7 @@
 #include "collectives/algorithms/OpenMpiTrees.hpp"
 #include "trace/Action.hpp"
 
+#include "ScheduleText.hpp"
 #include <gtest/gtest.h>
 
 #include <string>
@@ -19,24 +20,11 @@ using progsim::mpi::Schedule;
 using progsim::trace::Action;
 using progsim::trace::ActionType;
 
+using progsim::testing::describe;
+
 namespace {
 
 using Children = std::vector<int>;
-
-std::string describe(const Schedule& schedule)
-{
-  std::string out;
-  for (auto const& round : schedule.rounds) {
-    if (not out.empty())
-      out += " | ";
-    std::string items;
-    for (auto const& t : round.transfers)
-      items += (items.empty() ? "" : " ") + std::string(t.is_send ? "S" : "R") + std::to_string(t.peer) + ":" +
-               std::to_string(t.bytes);
-    out += items;
-  }
-  return out;
-}
 
 Schedule blocking(ActionType type, int rank, int size, const std::string& choice, int64_t bytes, int root = 0,
                   int64_t element = 8)
@@ -326,10 +314,10 @@ TEST(OpenMpiSelection, FollowsTheFixedDecisionTables)
   EXPECT_TRUE(same_barrier(300, "barrier:ompi_tree"));
   // alltoall (the block for one peer): on 2 ranks pairwise or two_proc by size; Bruck below 512 B on 32..63 ranks,
   // then linear, then linear_sync from 512 KiB; pairwise from 256 KiB on 64..127.
-  auto a2a = [&](int size, int64_t block, const std::string& algorithm) {
+  auto by_block = [&](ActionType type, int size, int64_t block, const std::string& algorithm) {
     for (int rank : {0, 1, size - 1}) {
       Action action;
-      action.type   = ActionType::AllToAll;
+      action.type   = type;
       action.bytes  = block;
       action.bytes2 = block;
       progsim::trace::CountPool counts;
@@ -338,6 +326,9 @@ TEST(OpenMpiSelection, FollowsTheFixedDecisionTables)
         return false;
     }
     return true;
+  };
+  auto a2a = [&](int size, int64_t block, const std::string& algorithm) {
+    return by_block(ActionType::AllToAll, size, block, algorithm);
   };
   EXPECT_TRUE(a2a(2, 1, "alltoall:ompi_pairwise"));
   EXPECT_TRUE(a2a(2, 2, "alltoall:ompi_two_proc"));
@@ -348,17 +339,7 @@ TEST(OpenMpiSelection, FollowsTheFixedDecisionTables)
   // allgather (one rank's block): two_proc on 2 ranks, recursive doubling below 32, neighbor exchange at 32..63
   // from 1 KiB to 64 KiB, the ring above.
   auto ag = [&](int size, int64_t block, const std::string& algorithm) {
-    for (int rank : {0, 1, size - 1}) {
-      Action action;
-      action.type   = ActionType::AllGather;
-      action.bytes  = block;
-      action.bytes2 = block;
-      progsim::trace::CountPool counts;
-      if (describe(coll::make_collectives("ompi")->schedule(action, rank, size, counts)) !=
-          describe(coll::make_collectives(algorithm)->schedule(action, rank, size, counts)))
-        return false;
-    }
-    return true;
+    return by_block(ActionType::AllGather, size, block, algorithm);
   };
   EXPECT_TRUE(ag(2, 100, "allgather:ompi_two_proc"));
   EXPECT_TRUE(ag(16, 100, "allgather:ompi_recursive_doubling"));

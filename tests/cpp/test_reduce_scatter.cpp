@@ -7,6 +7,7 @@
 #include "collectives/SmpiDefault.hpp"
 #include "trace/Action.hpp"
 
+#include "ScheduleText.hpp"
 #include <gtest/gtest.h>
 
 #include <string>
@@ -17,22 +18,9 @@ using progsim::mpi::Schedule;
 using progsim::trace::Action;
 using progsim::trace::ActionType;
 
-namespace {
+using progsim::testing::describe;
 
-std::string describe(const Schedule& schedule)
-{
-  std::string out;
-  for (auto const& round : schedule.rounds) {
-    if (not out.empty())
-      out += " | ";
-    std::string items;
-    for (auto const& t : round.transfers)
-      items += (items.empty() ? "" : " ") + std::string(t.is_send ? "S" : "R") + std::to_string(t.peer) + ":" +
-               std::to_string(t.bytes);
-    out += items;
-  }
-  return out;
-}
+namespace {
 
 /** Rank `rank`'s schedule of a reduce_scatter of `shares` (bytes, one per rank) by `choice`. */
 std::string run(const std::vector<int64_t>& shares, int rank, const std::string& choice, int64_t element = 2)

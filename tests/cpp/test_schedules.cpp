@@ -9,6 +9,7 @@
 #include "trace/Action.hpp"
 #include "trace/TraceSet.hpp"
 
+#include "ScheduleText.hpp"
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -22,22 +23,12 @@ using progsim::trace::Action;
 using progsim::trace::ActionType;
 
 namespace {
+std::string describe(const progsim::mpi::Schedule& schedule) { return progsim::testing::describe_peers(schedule); }
+} // namespace
+
+namespace {
 
 /** "S0 S1 | R0": sends and receives by peer, rounds separated by bars. */
-std::string describe(const Schedule& schedule)
-{
-  std::string out;
-  for (auto const& round : schedule.rounds) {
-    if (not out.empty())
-      out += " | ";
-    std::string items;
-    for (auto const& t : round.transfers)
-      items += (items.empty() ? "" : " ") + std::string(t.is_send ? "S" : "R") + std::to_string(t.peer);
-    out += items;
-  }
-  return out;
-}
-
 Schedule recorded(int rank, int size, void (*algorithm)(progsim::models::collectives::PointToPoint&))
 {
   ScheduleRecorder recorder(rank, size);
