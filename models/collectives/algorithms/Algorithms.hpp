@@ -10,6 +10,7 @@
 #include "collectives/PointToPoint.hpp"
 #include "trace/Action.hpp"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -131,6 +132,10 @@ void linear_alltoall(PointToPoint& p2p, const trace::Action& action, const trace
 void xor_pair_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void bruck_alltoall(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
 void shift_exchange(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts, int tag);
+/** The bytes of the blocks of ranks first .. first + length - 1 (those that exist). */
+using GroupBytes = std::function<int64_t(int first, int length)>;
+/** The recursive-doubling exchanges of an allgather(v), MPICH's fix-up for missing partners included. */
+void recursive_doubling_exchanges(PointToPoint& p2p, int tag, const GroupBytes& sent, const GroupBytes& received);
 void recursive_doubling_allgather(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,
                                   int tag);
 void recursive_doubling_barrier(PointToPoint& p2p, const trace::Action& action, const trace::CountPool& counts,

@@ -16,7 +16,6 @@ void recursive_doubling_allgatherv(PointToPoint& p2p, const trace::Action& actio
                                    int tag)
 {
   const int p          = p2p.size();
-  const int r          = p2p.rank();
   const int64_t* sizes = counts.data() + action.vector;
   if (std::accumulate(sizes, sizes + p, int64_t{0}) == 0)
     return;
@@ -25,26 +24,7 @@ void recursive_doubling_allgatherv(PointToPoint& p2p, const trace::Action& actio
     const int last = std::min(first + length, p);
     return first >= last ? int64_t{0} : std::accumulate(sizes + first, sizes + last, int64_t{0});
   };
-  for (int mask = 1, i = 0; mask < p; mask <<= 1, i++) {
-    const int partner        = r ^ mask;
-    const int my_group       = (r >> i) << i;
-    const int partner_group  = (partner >> i) << i;
-    const int64_t other_half = group_bytes(partner_group, mask);
-    if (partner < p)
-      p2p.sendrecv(partner, group_bytes(my_group, mask), partner, other_half, tag);
-    if (partner_group + mask <= p)
-      continue;
-    // Partners beyond p: the first `completed` ranks of the group got the other half and pass it on.
-    const int completed = p - my_group - mask;
-    for (int low = mask >> 1, k = i; low > 0; low >>= 1, k--) {
-      const int peer = r ^ low;
-      const int tree = (r >> k) << k;
-      if (peer > r && r < tree + completed && peer >= tree + completed)
-        p2p.send(peer, tag, other_half);
-      else if (peer < r && peer < tree + completed && r >= tree + completed)
-        p2p.recv(peer, tag, other_half);
-    }
-  }
+  recursive_doubling_exchanges(p2p, tag, group_bytes, group_bytes);
 }
 
 } // namespace progsim::models::collectives::algorithms
