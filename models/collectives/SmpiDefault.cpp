@@ -192,7 +192,10 @@ void gatherv(PointToPoint& p2p, int64_t send_bytes, const int64_t* recv_counts, 
 
 void scatter(PointToPoint& p2p, int64_t send_bytes, int64_t recv_bytes, int root)
 {
-  linear_from_root(p2p, [send_bytes](int) { return send_bytes; }, recv_bytes, root, kScatterTag);
+  // SMPI's scatter is Open MPI's non-blocking linear one: every send posted at once.
+  trace::Action a = inner(ActionType::Scatter, send_bytes, root);
+  a.bytes2        = recv_bytes;
+  algorithms::tuned_linear_nb_scatter(p2p, a, {}, kScatterTag);
 }
 
 void scatterv(PointToPoint& p2p, const int64_t* send_counts, int64_t recv_bytes, int root)
