@@ -3,8 +3,8 @@ Perfetto (ui.perfetto.dev) and chrome://tracing open, and a Gantt picture drawn 
 
 The engine writes one JSON line per change of a rank's state ({"t", "rank", "state", "action", "line"}, a rank's
 first line adds "node") and one per protocol step ({"t", "rank", "step", "by", "end", "copied", "agent", "node",
-"cpu"}, plus "msg", "peer", "bytes" for a step of a message and "from_t", "from_agent" for a step that an arriving
-message or transfer called for). This module reads them into spans on tracks: one track per rank (its states, and
+"cpu"}, plus "msg", "peer", "bytes" for a step of a message and "from_t", "from_agent", "arrived" for a step that an
+arriving message or transfer called for). This module reads them into spans on tracks: one track per rank (its states, and
 the steps it runs itself inside its MPI calls) and one per agent that ran steps (a progress thread, a reserved
 core, a NIC, SMPI's network under `ideal`), and arrows from where a message or transfer was started to the step
 that handled its arrival.
@@ -64,6 +64,12 @@ class StepSpan:
     bytes: int | None = None
     from_t: float | None = None
     from_agent: str | None = None
+    arrived: float | None = None  # when what called for the step arrived: it could run from then on
+
+    @property
+    def delay(self) -> float:
+        """Seconds from the arrival to the step's start (0 when the file gives no arrival)."""
+        return self.start - self.arrived if self.arrived is not None else 0.0
 
 
 @dataclass
@@ -171,6 +177,9 @@ def _step(event: dict[str, Any], where: str) -> StepSpan:
     from_t = event.get("from_t")
     if from_t is not None and (not _number(from_t) or from_t > t):
         raise InputError(f"{where}: \"from_t\" must be a time no later than \"t\"")
+    arrived = event.get("arrived")
+    if arrived is not None and (not _number(arrived) or arrived > t or (from_t is not None and arrived < from_t)):
+        raise InputError(f"{where}: \"arrived\" must be a time between \"from_t\" and \"t\"")
 
     def integer(name: str) -> int | None:
         value = event.get(name)
@@ -183,7 +192,8 @@ def _step(event: dict[str, Any], where: str) -> StepSpan:
                     node=integer("node"), cpu=float(cpu) if _number(cpu) else 0.0, copied=integer("copied") or 0,
                     msg=integer("msg"), peer=integer("peer"), bytes=integer("bytes"),
                     from_t=float(from_t) if from_t is not None else None,
-                    from_agent=str(event["from_agent"]) if event.get("from_agent") else None)
+                    from_agent=str(event["from_agent"]) if event.get("from_agent") else None,
+                    arrived=float(arrived) if arrived is not None else None)
 
 
 def parse_ranks(text: str) -> tuple[int, int]:

@@ -257,7 +257,8 @@ std::string_view step_name(Step step)
 }
 
 void Endpoint::run_step(StepRunner& runner, Step step, const StepWork& work, const Callback& effect,
-                        const StepMessage& about, double origin_time, std::string_view origin_actor)
+                        const StepMessage& about, double origin_time, std::string_view origin_actor,
+                        double arrival_time)
 {
   XBT_VERB("rank %d: %s step by %s (%g s CPU, %lld B copied)", rank_, std::string(step_name(step)).c_str(),
             std::string(runner.name()).c_str(), work.cpu_seconds, static_cast<long long>(work.copy_bytes));
@@ -265,7 +266,7 @@ void Endpoint::run_step(StepRunner& runner, Step step, const StepWork& work, con
   if (world_.observes_steps())
     serial = world_.step_started(StepEvent{0, rank_, sg4::Engine::get_clock(), step, runner.name(),
                                            sg4::this_actor::get_name(), work.cpu_seconds, about, origin_time,
-                                           origin_actor});
+                                           origin_actor, arrival_time});
   int64_t outer_copied = step_copied_;
   step_copied_         = work.copy_bytes;
   runner.execute(*this, work); // the step's time passes before its effect
@@ -415,6 +416,8 @@ void Endpoint::progress(StepRunner& runner)
     });
     if (it == followed_.end())
       continue;
+    if (world_.observes_steps()) // the step could run once its last flow ended (maybe long before a runner looked)
+      it->arrival_time = std::max({it->arrival_time, it->origin_time, watched[ready]->get_finish_time()});
     if (not it->after.empty()) { // the step waits for the transfer's other flows too
       it->activity = it->after.back();
       it->after.pop_back();
@@ -424,7 +427,8 @@ void Endpoint::progress(StepRunner& runner)
     followed_.erase(it);
     // What the NIC wrote is read from memory: behind the computations' queued requests when they load it.
     done.work.cpu_seconds += world_.memory().access_stall(rank_);
-    run_step(runner, done.step, done.work, done.on_done, done.about, done.origin_time, done.origin_actor);
+    run_step(runner, done.step, done.work, done.on_done, done.about, done.origin_time, done.origin_actor,
+             done.arrival_time);
   }
   if (&runner == &own_runner_ && not collectives_.empty())
     advance_collectives();

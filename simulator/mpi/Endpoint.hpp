@@ -143,6 +143,7 @@ private:
     StepMessage about{};
     double origin_time = -1;
     std::string origin_actor{};
+    double arrival_time = -1; // when its last flow ended
   };
 
   RequestPtr make_request(bool is_send, int peer, int tag, int64_t bytes, Context context);
@@ -158,7 +159,8 @@ private:
   /** Runs one step: its runner takes the time it costs, then it takes effect. Timelines see it start, with `about`
    * and, for an arrival, when and by whom the transfer was started, and see it end. */
   void run_step(StepRunner& runner, Step step, const StepWork& work, const Callback& effect,
-                const StepMessage& about = {}, double origin_time = -1, std::string_view origin_actor = {});
+                const StepMessage& about = {}, double origin_time = -1, std::string_view origin_actor = {},
+                double arrival_time = -1);
 
   // Explicit protocol steps.
   void handle(Message* message);

@@ -56,7 +56,8 @@ struct RankEvent {
  * A protocol step starting: its serial number (StepEnd names it), which rank's step, which step, who runs it (the
  * kind of runner: the rank, a thread, a core, a NIC; and its actor), its CPU work, and the message it belongs to.
  * `origin_time` and `origin_actor` say when and by whom the protocol message or the transfer whose arrival calls for
- * the step was started (a time below 0: the step is no arrival, as a match made when a receive is posted).
+ * the step was started (a time below 0: the step is no arrival, as a match made when a receive is posted), and
+ * `arrival_time` when it arrived: what the step waited for its runner is the time from then to `time`.
  */
 struct StepEvent {
   uint64_t serial;
@@ -69,6 +70,7 @@ struct StepEvent {
   StepMessage message;
   double origin_time;
   std::string_view origin_actor;
+  double arrival_time; // when that message or transfer arrived (its last flow ended): the step could run from then
 };
 
 /** A step's runner is done with it: its work (CPU, copies), then what it did (answers sent, copies made, a

@@ -38,6 +38,8 @@ void TimelineWriter::write(const mpi::StepEvent& event)
   if (event.origin_time >= 0)
     line.tail += ", \"from_t\": " + seconds(event.origin_time) + ", \"from_agent\": \"" +
                  std::string(event.origin_actor) + "\"";
+  if (event.arrival_time >= 0)
+    line.tail += ", \"arrived\": " + seconds(event.arrival_time);
   line.tail += "}\n";
   open_.emplace(event.serial, written_ + queue_.size());
   queue_.push_back(std::move(line));
