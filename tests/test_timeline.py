@@ -281,3 +281,43 @@ def test_the_help_says_what_each_output_shows() -> None:
     for words in ("Perfetto", "chrome://tracing", "progress thread", "reserved core", "NIC", "waiting in",
                   "Arrows", "--ranks", "--from"):
         assert words in done.stdout
+
+
+# ---------------------------------------------------------------------------------------------- agents
+
+@pytest.mark.parametrize("progress,track,steps_run", [
+    # A reserved core of rank 1's node matches the request-to-send and sees the pull end (the `get` rendezvous).
+    ("dedicated-core", "reserved core progress-core-", {"match-rendezvous", "transfer-done"}),
+    # The NIC (offloading matching and rendezvous) does the same, with no CPU.
+    ("offload", "NIC ", {"match-rendezvous", "transfer-done"}),
+])
+def test_reserved_cores_and_nics_get_tracks_of_their_own(tmp_path: Path, progress: str, track: str,
+                                                           steps_run: set[str]) -> None:
+    timeline = tmp_path / "events.jsonl"
+    replay(tmp_path, RENDEZVOUS_WITH_BUSY_RECEIVER, progress, timeline=timeline)
+    run = {"timeline": timeline, "folder": tmp_path, "results_file": tmp_path / f"{progress}.json"}
+    trace, _ = export(run)
+    check_chrome_format(trace)
+    names = thread_names(trace)
+    agent_steps = [e for e in trace["traceEvents"] if e["ph"] == "X" and e["cat"] != "state"
+                   and names[(e["pid"], e["tid"])].startswith(track) and e["args"]["rank"] == 1]
+    assert {e["name"] for e in agent_steps} == steps_run
+    match = next(e for e in agent_steps if e["name"] == "match-rendezvous")
+    # It matched while rank 1 computed: a control message after rank 0's isend, not after the computation.
+    assert match["ts"] < COMPUTE * 1e6 / 10
+    assert all(e["cat"] == ("NIC work" if progress == "offload" else "progress work") for e in agent_steps)
+    # Each step lasts its runner's cost: the platform's step_cost on a reserved core, step_latency on the NIC.
+    assert all(e["dur"] == pytest.approx(OVERHEAD * 1e6) for e in agent_steps)
+
+
+def test_ideal_steps_last_no_time_and_still_export(tmp_path: Path) -> None:
+    """Under `ideal` SMPI's network completes the transfers: the steps take no time; both outputs still show them
+    (a slice of zero duration, a bar a few pixels wide)."""
+    timeline = tmp_path / "events.jsonl"
+    replay(tmp_path, RENDEZVOUS_WITH_BUSY_RECEIVER, "ideal", timeline=timeline)
+    run = {"timeline": timeline, "folder": tmp_path, "results_file": tmp_path / "ideal.json"}
+    trace, png = export(run)
+    check_chrome_format(trace)
+    steps_shown = [e for e in trace["traceEvents"] if e["ph"] == "X" and e["cat"] != "state"]
+    assert steps_shown and all(e["dur"] == 0 and e["args"]["cpu_us"] == 0 for e in steps_shown)
+    assert colour_pixels(png)["progress work"] > 0
