@@ -1,7 +1,7 @@
 # progsim: `make demo` sets everything up and runs the default scenario; `make test` runs every test.
 PYTHON ?= python3
 
-.PHONY: setup demo test test-slow bench measure measure-interference calibrate validate clean
+.PHONY: setup demo test test-slow bench gallery measure measure-interference calibrate validate clean
 
 setup:
 	@scripts/setup.sh
@@ -20,6 +20,10 @@ test-slow: setup
 
 bench: setup
 	$(PYTHON) scripts/benchmark.py
+
+# The teaching gallery: small cases under every mechanism, side by side, on a static page (open gallery/index.html).
+gallery: setup
+	$(PYTHON) -m progsim gallery scenarios/teaching -o gallery
 
 # Overlap heatmaps of this machine: measure them with the real MPI libraries, calibrate the platforms on them, and
 # hold the simulated heatmaps against the measured ones (and the literature's cases). Run measure and calibrate on

@@ -102,15 +102,16 @@ class DiagonalResult:
 
 
 def measure(point: CollectivePoint, compiled: Compiled, core_speed: float, progress: str, workdir: Path,
-            settings: Optional[list[str]] = None) -> DiagonalResult:
-    """The three replays of one point on a platform compiled for `point.ranks` ranks."""
+            settings: Optional[list[str]] = None, timeline: Optional[Path] = None) -> DiagonalResult:
+    """The three replays of one point on a platform compiled for `point.ranks` ranks; `timeline`: where the
+    overlapped replay writes its timeline."""
     comm = replay_ranks(communication_alone(point), "comm", compiled, progress, workdir, settings)
     collective_time = max(r["end_time"] for r in comm)
     if collective_time <= 0:
         raise ReplayFailed(f"the {point.collective} alone took no time under {progress}: nothing to overlap")
     flops = collective_time * core_speed
     comp = replay_ranks(computation_alone(point, flops), "comp", compiled, progress, workdir, settings)
-    both = replay_ranks(overlapped(point, flops), "overlap", compiled, progress, workdir, settings)
+    both = replay_ranks(overlapped(point, flops), "overlap", compiled, progress, workdir, settings, timeline)
     metrics = [RankMetrics(rank=r, t_measured=both[r]["end_time"], t_comp_ref=comp[r]["compute_time"],
                            t_comm_ref=comm[r]["end_time"], t_comp=both[r]["compute_time"], t_mpi=both[r]["mpi_time"])
                for r in range(point.ranks)]

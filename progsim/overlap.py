@@ -111,11 +111,12 @@ class ReplayFailed(RuntimeError):
 
 
 def replay_ranks(lines: list[list[str]], name: str, compiled: Compiled, progress: str, workdir: Path,
-                 settings: Optional[list[str]]) -> list[dict]:
-    """Replays one benchmark trace in workdir/name and returns its per-rank results; a failed replay raises."""
+                 settings: Optional[list[str]], timeline: Optional[Path] = None) -> list[dict]:
+    """Replays one benchmark trace in workdir/name and returns its per-rank results (and writes its timeline there
+    when asked); a failed replay raises."""
     folder = workdir / name
     trace = write_trace(lines, folder / "trace")
-    run = replay(trace, compiled, progress, folder / "results.json", settings=settings)
+    run = replay(trace, compiled, progress, folder / "results.json", timeline=timeline, settings=settings)
     if run.returncode != 0 or run.results is None:
         raise ReplayFailed(f"{name} replay under {progress} failed (exit {run.returncode}): {run.stderr[-1500:]}")
     ranks: list[dict] = run.results["ranks"]
@@ -144,13 +145,15 @@ def computation_reference(cell: Cell, compiled: Compiled, progress: str, workdir
 
 
 def measure(cell: Cell, compiled: Compiled, progress: str, workdir: Path,
-            settings: Optional[list[str]] = None, references: Optional[References] = None) -> list[RankMetrics]:
+            settings: Optional[list[str]] = None, references: Optional[References] = None,
+            timeline: Optional[Path] = None) -> list[RankMetrics]:
     """Replays the cell's traces on a platform compiled for 2 ranks (the overlapped one, and the two references
-    unless given); the metrics of each computing rank."""
+    unless given); the metrics of each computing rank. `timeline`: where the overlapped replay writes its timeline
+    (progsim/timeline.py reads it)."""
     if references is None:
         references = References(communication_reference(cell, compiled, progress, workdir, settings),
                                 computation_reference(cell, compiled, progress, workdir, settings))
-    both = replay_ranks(overlapped(cell), "overlap", compiled, progress, workdir, settings)
+    both = replay_ranks(overlapped(cell), "overlap", compiled, progress, workdir, settings, timeline)
     return [RankMetrics(rank=r, t_measured=both[r]["end_time"], t_comp_ref=references.comp[r],
                         t_comm_ref=references.comm[r], t_comp=both[r]["compute_time"], t_mpi=both[r]["mpi_time"])
             for r in (0, 1) if cell.computes(r)]

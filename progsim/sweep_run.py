@@ -344,13 +344,13 @@ def run_sweep(spec: SweepSpec, output: Path, pool: Pool, advance: Callable[[int]
 class ProgressBar:
     """A bar on stderr when it is a terminal; otherwise a line every tenth of the way, so that logs show progress."""
 
-    def __init__(self, total: int, label: str):
-        self.total, self.label, self.count, self.said = total, label, 0, 0
+    def __init__(self, total: int, label: str, unit: str = "row"):
+        self.total, self.label, self.unit, self.count, self.said = total, label, unit, 0, 0
         self.bar: Any = None
         if sys.stderr.isatty():
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, desc=label, unit="row", file=sys.stderr, dynamic_ncols=True)
+            self.bar = tqdm(total=total, desc=label, unit=unit, file=sys.stderr, dynamic_ncols=True)
 
     def __call__(self, rows: int) -> None:
         self.count += rows
@@ -360,7 +360,7 @@ class ProgressBar:
         tenth = self.count * 10 // max(self.total, 1)
         if tenth > self.said:
             self.said = tenth
-            print(f"{self.label}: {self.count}/{self.total} rows", file=sys.stderr, flush=True)
+            print(f"{self.label}: {self.count}/{self.total} {self.unit}s", file=sys.stderr, flush=True)
 
     def close(self) -> None:
         if self.bar is not None:

@@ -83,7 +83,8 @@ class Timeline:
 
     @property
     def ranks(self) -> list[int]:
-        return sorted({s.rank for s in self.states} | {s.rank for s in self.steps})
+        """Every rank the file names, those whose calls all took no time included (an eager send under ideal)."""
+        return sorted({s.rank for s in self.states} | {s.rank for s in self.steps} | set(self.nodes))
 
     def mechanism(self) -> str | None:
         """The progress mechanism, as far as the agents that ran steps tell it (None when only ranks did)."""
@@ -256,6 +257,15 @@ def _agent_label(agent: str, by: str) -> str:
         return f"progress thread of rank {agent.rsplit('-', 1)[1]}"
     if by == "network" and agent.startswith("network-"):
         return f"network of rank {agent.rsplit('-', 1)[1]} (ideal)"
+    core = re.fullmatch(r"progress-core-n(\d+)\.d(\d+)-(\d+)", agent)  # models/progress/dedicated_core.cpp
+    if by == "dedicated-core" and core:
+        node, domain, number = core.groups()
+        return f"{kind} of node {node}" + (f" (domain {domain}, core {number})" if domain != "0" or number != "0"
+                                           else "")
+    nic = re.fullmatch(r"nic-n(\d+)\.nic(\d+)", agent)  # models/progress/offload.cpp, the compiler's NIC names
+    if by == "nic" and nic:
+        node, number = nic.groups()
+        return f"{kind} of node {node}" + (f" (NIC {number})" if number != "0" else "")
     return f"{kind} {agent}"
 
 
@@ -418,31 +428,59 @@ def write_chrome(timeline: Timeline, path: Path, title: str | None = None) -> No
 MAX_ARROWS = 300
 
 
-def draw_gantt(timeline: Timeline, path: Path, title: str) -> None:
+@dataclass(frozen=True)
+class GanttStyle:
+    """How a Gantt picture is laid out. The defaults suit one picture alone; pictures meant to be compared side by
+    side (the teaching gallery) share a `time_range` and leave the legend to their page."""
+    width: float = 12.0        # inches, at 100 dpi
+    base_height: float = 2.0   # inches, plus row_height per track
+    row_height: float = 0.45
+    font_size: float | None = None  # matplotlib's default when None
+    legend: bool = True
+    time_range: tuple[float, float] | None = None  # seconds; the timeline's own extent when None
+    least: float = 1 / 400     # steps and MPI calls last microseconds: drawn at least this share of the axis wide
+
+
+def draw_gantt(timeline: Timeline, path: Path, title: str, style: GanttStyle = GanttStyle()) -> None:
     """A Gantt picture: a row per rank and per agent; compute, MPI call, waiting, progress and NIC work; arrows
     for messages (when there are at most MAX_ARROWS)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch
-    from matplotlib.collections import PolyCollection
 
     rows = tracks(timeline)
     y = {track.key: i for i, track in enumerate(rows)}
     first = min([s.start for s in timeline.states] + [s.start for s in timeline.steps])
     last = max([s.end for s in timeline.states] + [s.end for s in timeline.steps] + [first])
+    if style.time_range is not None:
+        first, last = style.time_range
     width = last - first if last > first else 1e-6
     unit, scale = ("ms", 1e3) if width >= 1e-3 else ("us", 1e6)
-    height = min(2.0 + 0.45 * len(rows), 40.0)
-    figure, axes = plt.subplots(figsize=(12, height), dpi=100)
+    height = min(style.base_height + style.row_height * len(rows), 40.0)
+    with plt.rc_context({"font.size": style.font_size or matplotlib.rcParams["font.size"]}):
+        figure, axes = plt.subplots(figsize=(style.width, height), dpi=100)
+        _draw_on(axes, timeline, rows, y, (first, last, width, unit, scale), title, style)
+        figure.tight_layout()
+        # No Software entry: the same timeline gives the same bytes whatever matplotlib wrote it.
+        write_atomically(path, lambda p: figure.savefig(p, format="png", metadata={"Software": None}))
+    plt.close(figure)
+
+
+def _draw_on(axes: Any, timeline: Timeline, rows: list[Track], y: dict[str, int],
+             extent: tuple[float, float, float, str, float], title: str, style: GanttStyle) -> None:
+    from matplotlib.patches import Patch
+    from matplotlib.collections import PolyCollection
+
+    first, last, width, unit, scale = extent
     bars: dict[str, list[tuple[float, float, float, float]]] = {}  # colour -> (x, width, y, height)
+    least = width * style.least  # steps and calls last microseconds: drawn at least a few pixels wide
     for span in timeline.states:
         category = STATE_LABELS.get(span.state, span.state)
         if category == "starting":
             continue
-        bars.setdefault(category, []).append((span.start, span.end - span.start, y[rank_agent(span.rank)], 0.7))
-    least = width / 400  # steps last microseconds: drawn at least a few pixels wide
+        length = max(span.end - span.start, least) if category == "MPI call" else span.end - span.start
+        bars.setdefault(category, []).append((span.start, length, y[rank_agent(span.rank)], 0.7))
     for step in timeline.steps:
         on_rank = step.agent.startswith("rank-")
         size = 0.35 if on_rank else 0.7  # a rank's own step: a thinner bar over its MPI call
@@ -472,10 +510,8 @@ def draw_gantt(timeline: Timeline, path: Path, title: str) -> None:
         from matplotlib.lines import Line2D
         handles.append(Line2D([], [], color="black", marker=">", markersize=5, lw=0.8,
                               label="message / transfer"))
-    axes.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    figure.tight_layout()
-    write_atomically(path, lambda p: figure.savefig(p, format="png"))
-    plt.close(figure)
+    if style.legend:
+        axes.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
 
 
 def default_title(timeline: Timeline, results: dict[str, Any] | None = None) -> str:
