@@ -287,9 +287,9 @@ def test_the_help_says_what_each_output_shows() -> None:
 
 @pytest.mark.parametrize("progress,track,steps_run", [
     # A reserved core of rank 1's node matches the request-to-send and sees the pull end (the `get` rendezvous).
-    ("dedicated-core", "reserved core progress-core-", {"match-rendezvous", "transfer-done"}),
+    ("dedicated-core", "reserved core of node 1", {"match-rendezvous", "transfer-done"}),
     # The NIC (offloading matching and rendezvous) does the same, with no CPU.
-    ("offload", "NIC ", {"match-rendezvous", "transfer-done"}),
+    ("offload", "NIC of node 1", {"match-rendezvous", "transfer-done"}),
 ])
 def test_reserved_cores_and_nics_get_tracks_of_their_own(tmp_path: Path, progress: str, track: str,
                                                            steps_run: set[str]) -> None:
