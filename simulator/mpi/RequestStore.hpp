@@ -5,6 +5,7 @@
 
 #include <deque>
 #include <map>
+#include <set>
 #include <tuple>
 #include <vector>
 
@@ -13,6 +14,9 @@ namespace progsim::mpi {
 /**
  * As in SMPI's replay: requests are kept per (src, dst, tag) key in posting order; `wait` and `test` take the
  * oldest. A test that succeeds leaves a placeholder so that the wait that follows it in the trace costs nothing.
+ * The replay may complete a request sooner than the traced run did: then the trace tests it again, or waits for it
+ * after such a test took the placeholder. Like SMPI (smpi_replay.cpp, TestAction and WaitAction), those calls find
+ * a placeholder under any key a test once completed a request of; a key never posted is still an error.
  * Unlike SMPI, a receive posted from any source is found by the wait that names the actual source.
  */
 class RequestStore {
@@ -23,12 +27,13 @@ public:
   void add_placeholder(int src, int dst, int tag);
   /** The oldest request under this key (null for a placeholder); `found` tells if there was any entry. */
   RequestPtr pop(int src, int dst, int tag, bool& found);
-  /** Every stored request, in key order then posting order, and forget them all (waitall). */
+  /** Every stored request, in key order then posting order, and forget them all, placeholders too (waitall). */
   std::vector<RequestPtr> take_all();
   bool empty() const { return store_.empty(); }
 
 private:
   std::map<Key, std::deque<RequestPtr>> store_;
+  std::set<Key> completed_by_test_; // keys a test completed a request of
 };
 
 } // namespace progsim::mpi
