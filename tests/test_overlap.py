@@ -81,7 +81,7 @@ def test_tests_after_the_request_completed_are_ignored(tmp_path: Path, progress:
     cell = Cell(BIG // 8, BALANCED, "receiver", tests=9)
     compiled = compile_platform(load_platform(platform(tmp_path)), tmp_path / "plat", 2)
     metrics = measure(cell, compiled, progress, tmp_path / "runs", SIMPLE_NETWORK)
-    assert metrics[0].t_comp == pytest.approx(metrics[0].t_comp_ref)
+    assert metrics[0].t_comp == pytest.approx(metrics[0].t_comp_ref, rel=1e-3)  # a progress thread polls a little
     if progress == "ideal":  # the first test, at 1/10 of the computation, comes before the data: it fails and pays
         assert metrics[0].t_mpi == pytest.approx(1e-4)  # SMPI's smpi/test sleep; the second finds it done
     else:
