@@ -28,8 +28,6 @@ from progsim.timeline import (COLOURS, STATE_LABELS, StateSpan, StepSpan, Timeli
 
 #: A colour for what the picture does not draw ("starting"): grey.
 OTHER_COLOUR = "#BFBFBF"
-#: Links are drawn black, as the picture's arrows.
-LINK_COLOUR = "#000000"
 
 # The events this writer uses, with their fields in the order the lines give them. PajePushState has two
 # definitions (two ids) so that a rank state and a step each carry their own details as extra fields, which pj_dump
@@ -195,7 +193,7 @@ def _optional(value: object) -> str:
 
 
 class Values:
-    """Entity values of the state and link types: one per (type, colour, name), aliases in order of first use."""
+    """Entity values of the state types: one per (type, colour, name), aliases in order of first use."""
 
     def __init__(self) -> None:
         self.defined: dict[tuple[str, str, str], str] = {}
@@ -231,8 +229,8 @@ def _holds(steps: list[StepSpan], at: float) -> bool:
     return any(s.start <= at <= s.end for s in steps)
 
 
-def links(timeline: Timeline, by_track: dict[str, Container], own_steps: dict[str, Container],
-          values: Values) -> list[tuple[float, str]]:
+def links(timeline: Timeline, by_track: dict[str, Container], own_steps: dict[str, Container]
+          ) -> list[tuple[float, str]]:
     """Start and end events of the arrows, keyed "m1", "m2"... in the order of timeline.arrows. An arrow from a
     rank starts on its steps' row when one of its own steps holds that time (the step sent it), else on the rank's
     row (its MPI call)."""
@@ -246,7 +244,7 @@ def links(timeline: Timeline, by_track: dict[str, Container], own_steps: dict[st
             start = own_steps[arrow.source]
         end = own_steps.get(arrow.step.agent, by_track[arrow.step.agent])
         kind = f"L_{start.kind}_{end.kind}"
-        value = values.alias(kind, arrow.name, LINK_COLOUR)
+        value = _string(arrow.name)  # a name, not a defined entity value: ViTE takes those for states only
         key = f"m{number}"
         out.append((arrow.start, _line(START_LINK, _time(arrow.start), kind, "root", value, start.alias, key,
                                        _optional(arrow.step.msg))))
@@ -275,10 +273,10 @@ def paje_trace(timeline: Timeline, title: str) -> str:
             on = own_steps.get(agent, by_track[agent])  # a rank's own steps go to its sub-container
             kind = STATE_TYPE_OF[on.kind]
             per_container.append(nest([_step_span(step, kind, values) for step in steps[agent]], kind, on.alias))
-    per_container.append(links(timeline, by_track, own_steps, values))
+    per_container.append(links(timeline, by_track, own_steps))
     first = min([s.start for s in timeline.states] + [s.start for s in timeline.steps], default=0.0)
     last = max([timeline.end] + [s.end for s in timeline.states] + [s.end for s in timeline.steps])
-    lines = [f"# Paje trace written by progsim timeline from {Path(timeline.source).name}"] + header()
+    lines = header()  # no comment line first: ViTE warns about it (PajeNG skips it); the root container is named
     lines += [_line(DEFINE_CONTAINER_TYPE, alias, parent, _string(name)) for alias, parent, name in CONTAINER_TYPES]
     lines += [_line(DEFINE_STATE_TYPE, alias, parent, _string(name)) for alias, parent, name in STATE_TYPES]
     lines += [_line(DEFINE_LINK_TYPE, f"L_{a}_{b}", ROOT, a, b, _string(f"message: {LINK_NAMES[a]} to {LINK_NAMES[b]}"))

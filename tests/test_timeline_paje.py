@@ -1,5 +1,6 @@
 """`progsim timeline --paje`: the Paje export, read back by a real consumer, PajeNG's pj_dump (Debian package
-pajeng), from real replays of a 2-rank 16 MiB rendezvous whose receiver computes (one rank per node).
+pajeng), and by ViTE itself (Debian package vite: its command-line SVG export, under Xvfb), from real replays of a
+2-rank 16 MiB rendezvous whose receiver computes (one rank per node).
 
 pj_dump rebuilds the trace in memory and fails on what ViTE would misdraw: an unknown type or container, a state
 popped without a push, events out of time order, a link without its end, a link between containers of other types
@@ -35,8 +36,8 @@ CASES = {"lima-none": ("lima", "none", set()), "lima-thread": ("lima", "thread",
 # What travelled to call for a step: the link's value (the Chrome export's arrow names).
 ARRIVAL_NAMES = {"match": "eager message", "match-rendezvous": "request-to-send", "clear-to-send": "clear-to-send",
                  "finish": "finish", "transfer-done": "data transfer"}
-AGENT_LABELS = {"progress-thread": "progress thread of rank {rank}", "dedicated-core": "reserved core {agent}",
-                "nic": "NIC {agent}"}
+AGENT_LABELS = {"progress-thread": "progress thread of rank {rank}", "dedicated-core": "reserved core of node {node}",
+                "nic": "NIC of node {node}"}
 
 
 @pytest.fixture(scope="session")
@@ -161,7 +162,7 @@ def state_names(events: list[dict[str, Any]], rank: int) -> list[tuple[float, fl
 def agent_label(step: dict[str, Any]) -> str:
     if step["by"] == "rank":
         return f"steps run by rank {step['rank']}"
-    return AGENT_LABELS[step["by"]].format(rank=step["rank"], agent=step["agent"])
+    return AGENT_LABELS[step["by"]].format(rank=step["rank"], node=step["node"])
 
 
 # ---------------------------------------------------------------------------------------------- the export
@@ -350,3 +351,33 @@ def test_the_help_tells_how_to_open_the_paje_trace() -> None:
     assert done.returncode == 0
     for words in ("--paje", "ViTE", "pj_dump", "rank state", "protocol step"):
         assert words in done.stdout
+
+
+# ---------------------------------------------------------------------------------------------- ViTE
+
+@pytest.mark.parametrize("key", ["lima-thread", "irene-bxi-offload"])
+def test_vite_reads_the_export_without_a_warning_and_draws_every_container(runs: dict, key: str,
+                                                                          tmp_path: Path) -> None:
+    """ViTE, the viewer SimGrid users open Paje traces with, exports what it drew as SVG from the command line: it
+    must parse the trace with no error nor warning (it warns about a first comment line and about entity values of
+    link types, which PajeNG accepts) and draw each container, and the rank states in the picture's colours."""
+    from progsim.timeline import COLOURS
+
+    vite, xvfb = shutil.which("vite"), shutil.which("xvfb-run")
+    if vite is None or xvfb is None:
+        pytest.fail("ViTE or xvfb-run is not installed: `make setup` installs them (Debian packages vite, xvfb)")
+    trace = export(runs[key])
+    svg = tmp_path / "vite.svg"
+    done = subprocess.run([xvfb, "-a", vite, str(trace), "-e", str(svg)], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 errors and 0 warnings" in done.stdout + done.stderr, done.stdout + done.stderr
+    assert not (tmp_path / "log.txt").exists()  # where ViTE writes what it found wrong
+    text = svg.read_text()
+    events = jsonl(runs[key])
+    labels = {f"rank {e['rank']}" for e in events if "state" in e} | {agent_label(e) for e in events if "step" in e}
+    for label in labels:
+        assert f">{label}<" in text
+    for category in ("compute", "waiting"):  # (steps of microseconds are below a pixel: ViTE skips them)
+        code = COLOURS[category]
+        assert f"rgb({int(code[1:3], 16)},{int(code[3:5], 16)},{int(code[5:7], 16)})" in text.replace(", ", ",")
