@@ -39,14 +39,14 @@ class LocalPool:
 class DaskPool:
     """The workers of a Dask cluster, reached through its scheduler."""
 
-    def __init__(self, address: str):
+    def __init__(self, address: str, timeout: float = 20.0):
         try:
             from distributed import Client
         except ImportError:
             raise InputError("--scheduler needs Dask's distributed package (pip install 'dask[distributed]')") \
                 from None
         try:
-            self.client = Client(address, timeout="20s")
+            self.client = Client(address, timeout=f"{timeout:g}s")
         except (OSError, TimeoutError) as error:
             raise InputError(f"--scheduler {address}: cannot reach a Dask scheduler there ({error})") from None
 
@@ -63,8 +63,8 @@ class DaskPool:
         self.client.close()
 
 
-def make_pool(jobs: int, scheduler: Optional[str]) -> Pool:
-    return DaskPool(scheduler) if scheduler else LocalPool(jobs)
+def make_pool(jobs: int, scheduler: Optional[str], timeout: float = 20.0) -> Pool:
+    return DaskPool(scheduler, timeout) if scheduler else LocalPool(jobs)
 
 
 def default_jobs() -> int:

@@ -390,7 +390,9 @@ def command_sweep(args: Any) -> int:
     total = expected_rows(spec, points)
     print(f"sweep '{spec.name}': {len(points)} points, {total} rows -> {output}", file=sys.stderr)
     bar = ProgressBar(total, spec.name)
-    pool = make_pool(args.jobs, args.scheduler)
+    if not (args.scheduler_timeout > 0):
+        raise InputError(f"--scheduler-timeout {args.scheduler_timeout}: expected seconds, more than 0")
+    pool = make_pool(args.jobs, args.scheduler, args.scheduler_timeout)
     try:
         outcome = run_sweep(spec, output, pool, bar, lambda line: print(line, file=sys.stderr, flush=True))
     finally:
@@ -433,4 +435,6 @@ def add_command(commands: Any) -> None:
     sweep.add_argument("--scheduler", metavar="ADDRESS",
                        help="run on a Dask cluster instead, e.g. tcp://10.0.0.1:8786 (its workers must see this "
                             "machine's files: the scenario, platforms, traces, the compiled platform cache)")
+    sweep.add_argument("--scheduler-timeout", type=float, default=20.0, metavar="SECONDS",
+                       help="give up reaching the scheduler after this long (default: 20)")
     sweep.set_defaults(run=command_sweep)

@@ -259,7 +259,8 @@ def test_a_dask_cluster_gives_the_same_table(tmp_path: Path) -> None:
 def test_an_unreachable_scheduler_is_bad_input(tmp_path: Path) -> None:
     make_platform(tmp_path)
     path = scenario(tmp_path, OVERLAP)
-    done = run_cli("sweep", str(path), "--out", str(tmp_path / "out.csv"), "--scheduler", "tcp://127.0.0.1:9")
+    done = run_cli("sweep", str(path), "--out", str(tmp_path / "out.csv"), "--scheduler", "tcp://127.0.0.1:9",
+                   "--scheduler-timeout", "1")
     assert done.returncode == 2 and "cannot reach a Dask scheduler" in done.stderr, done.stderr
 
 

@@ -43,6 +43,7 @@ class _Walk:
         self.lines: dict[str, int] = {}
         self.nodes = 0
         self.open: set[int] = set()  # nodes being expanded: meeting one again is a recursive alias
+        self.constructor = yaml.SafeLoader("")  # builds a scalar node's value as safe_load would, without reparsing
 
     def error(self, node: yaml.Node, message: str) -> InputError:
         return InputError(f"{self.path}:{node.start_mark.line + 1}: {message}")
@@ -79,7 +80,7 @@ class _Walk:
         """A plain value; a tag that cannot build it (!!float abc, !!python/..., a merge key, an integer of
         thousands of digits) is bad input, whatever the YAML library raises."""
         try:
-            return yaml.safe_load(yaml.serialize(node))
+            return self.constructor.construct_object(node, deep=True)
         except (yaml.YAMLError, ValueError, KeyError, AttributeError, TypeError, OverflowError) as error:
             problem = getattr(error, "problem", None) or str(error).splitlines()[0][:120]
             raise self.error(node, f"{path or '(top)'}: not a valid value: {problem}") from None
