@@ -1,10 +1,37 @@
-"""Reading the validation cases' YAML files (`progsim validate`, `progsim validate-interference`): mappings with
-known keys and lists of quantities; every error names the file, the line and the YAML path (yamlsource)."""
+"""Reading the project's YAML files of cases (`progsim validate`, `validate-interference`, `sweep`, `gallery`):
+mappings with known keys, texts and lists of quantities; every error names the file, the line and the YAML path
+(yamlsource)."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
+
+
+class YamlReader:
+    """Typed values out of a located YAML file (yamlsource.Located), each error naming file:line and the YAML path
+    ("" for the top). Readers of each kind of file add their own values."""
+
+    def __init__(self, source: Any):
+        self.source = source
+
+    def error(self, path: str, message: str) -> Any:
+        return self.source.error(path, message)
+
+    def mapping(self, value: Any, path: str, allowed: set[str]) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.error(path, f"expected a mapping with keys among {', '.join(sorted(allowed))}, "
+                                   f"got {value!r}")
+        for key in value:
+            if key not in allowed:
+                raise self.error(f"{path}.{key}" if path else key,
+                                 f"unknown key '{key}' (expected one of: {', '.join(sorted(allowed))})")
+        return value
+
+    def text(self, value: Any, path: str) -> str:
+        if not isinstance(value, str) or not value.strip():
+            raise self.error(path, f"expected a non-empty text, got {value!r}")
+        return value.strip()
 
 
 def mapping(source: Any, data: Any, path: str, allowed: set[str], required: set[str]) -> dict[str, Any]:

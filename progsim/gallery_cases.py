@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Union
 
+from progsim.case_yaml import YamlReader
 from progsim.errors import InputError
 from progsim.nbc_overlap import COLLECTIVES, CollectivePoint
 from progsim.overlap import SIDES, Cell
@@ -102,29 +103,12 @@ class Case:
         return [" ".join(p.split()) for p in re.split(r"\n\s*\n", self.explanation) if p.strip()]
 
 
-class _Reader:
+class _Reader(YamlReader):
     """Typed values out of one case file; every error names file:line and the YAML path."""
 
     def __init__(self, source: Located, mechanisms: tuple[str, ...], parameters: set[str]):
-        self.source, self.mechanisms, self.parameters = source, mechanisms, parameters
-
-    def error(self, path: str, message: str) -> InputError:
-        return self.source.error(path, message)
-
-    def mapping(self, value: Any, path: str, allowed: set[str]) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise self.error(path, f"expected a mapping with keys among {', '.join(sorted(allowed))}, "
-                                   f"got {value!r}")
-        for key in value:
-            if key not in allowed:
-                raise self.error(f"{path}.{key}" if path else key,
-                                 f"unknown key '{key}' (expected one of: {', '.join(sorted(allowed))})")
-        return value
-
-    def text(self, value: Any, path: str) -> str:
-        if not isinstance(value, str) or not value.strip():
-            raise self.error(path, f"expected a non-empty text, got {value!r}")
-        return value.strip()
+        super().__init__(source)
+        self.mechanisms, self.parameters = mechanisms, parameters
 
     def whole(self, value: Any, path: str, least: int) -> int:
         if not isinstance(value, int) or isinstance(value, bool) or value < least:

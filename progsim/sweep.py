@@ -38,11 +38,12 @@ from typing import Any, Optional, Union
 
 import yaml
 
+from progsim.case_yaml import YamlReader
 from progsim.errors import InputError
 from progsim.overlap import SIDES
 from progsim.platform import load_platform
 from progsim.platform.model import PLACEMENTS, parse_quantity
-from progsim.platform.yamlsource import Located, load_located, set_path
+from progsim.platform.yamlsource import load_located, set_path
 
 TOP_KEYS = {"name", "description", "platform", "placement", "workload", "trace", "progress", "set", "sweep", "output"}
 OVERLAP_KEYS = {"side", "sizes", "compute", "tests"}
@@ -163,28 +164,8 @@ def platform_variant(platform: Path, values: dict[str, Any]) -> Path:
     return variant
 
 
-class _Reader:
+class _Reader(YamlReader):
     """Typed values out of the located scenario YAML, each error naming file:line and the YAML path."""
-
-    def __init__(self, source: Located):
-        self.source = source
-
-    def error(self, path: str, message: str) -> InputError:
-        return self.source.error(path, message)
-
-    def mapping(self, value: Any, path: str, allowed: set[str]) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise self.error(path, f"expected a mapping, got {value!r}")
-        for key in value:
-            if key not in allowed:
-                raise self.error(f"{path}.{key}" if path else key,
-                                 f"unknown key '{key}' (expected one of: {', '.join(sorted(allowed))})")
-        return value
-
-    def text(self, value: Any, path: str) -> str:
-        if not isinstance(value, str) or not value:
-            raise self.error(path, f"expected a text, got {value!r}")
-        return value
 
     def file(self, value: Any, path: str, what: str) -> Path:
         file = self.source.path.parent / self.text(value, path)
