@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Benchmarks progsim-engine's replay speed against stock SMPI replay (smpirun -replay) on a ring trace.
+"""Benchmarks progsim-engine's replay speed against stock SMPI replay (smpirun -replay) on a ring trace, and how it
+scales with ranks and message size (--curves, --csv, --plot).
 
 Run from anywhere: `python3 scripts/benchmark.py --help`.
 """
@@ -10,81 +11,100 @@ import argparse
 import math
 import os
 import re
+import resource
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Optional, Sequence
+from typing import Callable, Optional, Sequence
 
-REPOSITORY = Path(__file__).resolve().parent.parent
-if str(REPOSITORY) not in sys.path:
-    sys.path.insert(0, str(REPOSITORY))
+SCRIPTS = Path(__file__).resolve().parent
+REPOSITORY = SCRIPTS.parent
+for folder in (REPOSITORY, SCRIPTS):
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
 
+# fmt is imported from here by benchmark_apps.py, with the other shared helpers
+from benchmark_report import (SMPI, Measure, Row, fmt, plot, print_table, size_text, summary,  # noqa: E402,F401
+                              table, write_csv)
 from progsim.engine import engine_binary, progress_mechanisms  # noqa: E402
 from progsim.platform import Compiled, compile_platform, load_platform  # noqa: E402
+from progsim.platform.model import parse_quantity  # noqa: E402
 from progsim.tracegen import ring_lines, write_trace  # noqa: E402
 
-SMPI = "smpi"
 DEFAULT_MECHANISMS = ("ideal", "none", "thread", "dedicated-core", "offload")
+DEFAULT_RANKS = (64, 1024)
+DEFAULT_BYTES = (1024,)
+CURVES_RANKS = (64, 256, 1024, 4096, 16384)  # --curves: the rank counts of issue 17's scaling curves
+CURVES_BYTES = (1 << 10, 1 << 20)  # an eager and a rendezvous message
+HUGE_RANKS = 65536  # --huge; stock SMPI takes about 2 h there, so it runs only with --smpi-huge
 CORES_PER_NODE = 16
+CORE_SPEED = 1.0e9  # flop/s
+EAGER_THRESHOLD = 65536  # the platform's (mpi.eager_threshold), and SMPI's smpi/send-is-detached-thresh
 ACTIONS_PER_ITERATION = 5  # irecv, isend, compute, wait, wait
 PRIVATIZATION_OFF_FROM = 6500  # smpirun fails to privatize globals for this many ranks and more
 SHARED_TRACE_ABOVE = 20000  # one shared trace file instead of one file per rank (file-descriptor limits)
+# Each rank's stack and its guard page are two memory mappings, and Linux allows 65 530 by default
+# (vm.max_map_count); SMPI's max-min solver also recurses deeper than the default 8 MiB main stack there.
+LARGE_SMPI_FROM = 30000
 CHECK_TOLERANCE = 0.01  # ideal's simulated time must equal SMPI's within 1 %
 
 PLATFORM_YAML = """\
 name: bench-flat
 description: flat benchmark cluster, {nodes} nodes of 16 cores (1 NUMA domain, 1 NIC each)
 nodes: {nodes}
-node: {{sockets: 1, numa_per_socket: 1, cores_per_numa: {cores}, core_speed: 1.0e9, memory: {{bandwidth: 2.0e10, latency: 1.0e-7}}}}
+node: {{sockets: 1, numa_per_socket: 1, cores_per_numa: {cores}, core_speed: {speed!r}, memory: {{bandwidth: 2.0e10, latency: 1.0e-7}}}}
 nics: [{{numa: 0, bandwidth: 1.0e10, latency: 1.0e-6}}]
 interconnect: {{topology: flat, link: {{bandwidth: 1.25e10, latency: 1.0e-7}}}}
-mpi: {{eager_threshold: 65536, rendezvous: get}}
+mpi: {{eager_threshold: {eager}, rendezvous: get}}
 placement: {{policy: block}}
 """
 
 DESCRIPTION = """\
-Measures how fast progsim-engine replays an SMPI time-independent trace, compared with stock SMPI replay.
+Measures how fast progsim-engine replays an SMPI time-independent trace, compared with stock SMPI replay, and how
+that speed scales with the number of ranks.
 
-For each rank count N (--ranks), the script generates a ring trace once: every rank runs --iterations iterations
-of `irecv left; isend right; compute FLOPS; wait; wait` (5 actions), plus init and finalize, so the trace holds
-N x (5 x iterations + 2) actions. It compiles a flat platform for it (ceil(N/16) nodes of 16 cores at 1 Gflop/s,
-one NUMA domain and one NIC each, all NICs on one flat interconnect; eager threshold 64 KiB), then replays the
-same trace with progsim-engine under each progress mechanism (--progress) and with
-`smpirun -replay` (SimGrid's own replay, unless --skip-smpi).
+For each rank count N (--ranks) and message size S (--bytes), the script generates a ring trace: every rank runs
+--iterations iterations of `irecv left; isend right; compute FLOPS; wait; wait` (5 actions) with S-byte messages,
+plus init and finalize, so the trace holds N x (5 x iterations + 2) actions. It compiles a flat platform for it
+(ceil(N/16) nodes of 16 cores at 1 Gflop/s, one NUMA domain and one NIC each, all NICs on one flat interconnect;
+eager threshold 64 KiB: 1 KiB messages are eager, 1 MiB ones rendezvous), then replays the same trace with
+progsim-engine under each progress mechanism (--progress) and with `smpirun -replay` (SimGrid's own replay,
+unless --skip-smpi).
 
 Measured, per run (each child runs under /usr/bin/time; best of --repeat runs, by wall time):
   wall s        elapsed wall-clock time of the child process, including trace parsing and platform loading
   actions/s     trace actions replayed per wall-clock second
-  vs SMPI       actions/s divided by smpirun's actions/s on the same trace (> 1: faster than SMPI)
+  vs SMPI       actions/s divided by smpirun's actions/s on the same trace (same N and S; > 1: faster than SMPI)
   peak RSS MiB  maximum resident set size of the child (and its descendants), from /usr/bin/time %M
   sim time s    simulated time printed by the tool (6 significant digits)
+
+After the table, a summary gives each mechanism's speed and peak RSS as multiples of SMPI's, per (N, S), against
+the targets of issue 17: at 1 024 and 4 096 ranks every mechanism at least 1x SMPI's speed and ideal and none at
+least 2x; at 16 384 ranks at least 2x with a peak RSS no larger than SMPI's ("target met" / "target missed").
+Speed is measured, not tested: a missed target does not change the exit status.
 When SMPI ran, the script also checks that the `ideal` mechanism (SMPI's own progression assumption) predicts
-SMPI's simulated time within 1 %; the exit status is 1 if a check fails or a run fails.
+SMPI's simulated time within 1 %, per (N, S); the exit status is 1 if a check fails or a run fails.
+
+Scaling curves, in one run:
+  --curves      ranks 64 256 1024 4096 16384 with 1 KiB and 1 MiB messages (explicit --ranks/--bytes override;
+                with the default 30 iterations, an estimated 30-60 min on 2 cores, most of it at 16 384 ranks)
+  --huge        adds 65 536 ranks (one shared trace file); stock SMPI is skipped there (about 2 h) unless --smpi-huge
+  --csv PATH    every run's figures, rewritten after each run, so an interrupted run keeps what it measured
+  --plot PNG    actions/s (top) and peak RSS (bottom) against ranks, one column of panels per message size
+
+Examples:
+  python3 scripts/benchmark.py --ranks 64 1024 --repeat 3
+  python3 scripts/benchmark.py --ranks 1024 --bytes 1KiB 1MiB --progress ideal none
+  python3 scripts/benchmark.py --curves --csv curves.csv --plot curves.png
 """
 
 
-@dataclass
-class Measure:
-    wall: float  # seconds, measured around the child
-    rss_kib: Optional[int]  # peak resident set size, from /usr/bin/time %M
-    simulated: Optional[float]  # seconds, parsed from the tool's output
-    error: Optional[str] = None
-
-
-@dataclass
-class Row:
-    ranks: int
-    actions: int
-    tool: str
-    measure: Measure
-
-
 def platform_yaml(ranks: int) -> str:
-    return PLATFORM_YAML.format(nodes=max(1, math.ceil(ranks / CORES_PER_NODE)), cores=CORES_PER_NODE)
+    return PLATFORM_YAML.format(nodes=max(1, math.ceil(ranks / CORES_PER_NODE)), cores=CORES_PER_NODE,
+                                speed=CORE_SPEED, eager=EAGER_THRESHOLD)
 
 
 def run_timed(arguments: Sequence[str], workdir: Path, timeout: Optional[float],
@@ -137,7 +157,17 @@ def smpi_command(trace: Path, compiled: Compiled) -> list[str]:
                  "--log=smpi_config.thres:warning", "--log=xbt_cfg.thres:warning"]
     if compiled.ranks >= PRIVATIZATION_OFF_FROM:
         arguments.append("--cfg=smpi/privatization:no")
+    if compiled.ranks >= LARGE_SMPI_FROM:
+        arguments.append("--cfg=contexts/guard-size:0")
+        return [*larger_stack(), *arguments]
     return arguments
+
+
+def larger_stack() -> list[str]:
+    """A prlimit prefix raising the soft stack limit to the hard one (only the main stack: SimGrid sizes the ranks'
+    stacks with contexts/stack-size)."""
+    hard = resource.getrlimit(resource.RLIMIT_STACK)[1]
+    return ["prlimit", f"--stack={'unlimited' if hard == resource.RLIM_INFINITY else hard}:", "--"]
 
 
 def best_of(repeat: int, once: Callable[[], Measure]) -> Measure:
@@ -183,102 +213,96 @@ class Progress:
             self.bar.close()
 
 
-def benchmark(ranks: int, args: argparse.Namespace, progress: Progress, root: Path) -> list[Row]:
-    workdir = root / f"n{ranks}"
-    workdir.mkdir(parents=True, exist_ok=True)
-    label = f"N={ranks}"
-    start = time.perf_counter()
-    shared = ranks > SHARED_TRACE_ABOVE or args.shared_trace
-    trace = write_trace(ring_lines(ranks, args.iterations, args.bytes, args.flops), workdir / "trace", shared=shared)
+def tools_for(ranks: int, args: argparse.Namespace) -> list[str]:
+    """The engine's mechanisms, then SMPI unless skipped (always with --skip-smpi, at --huge sizes by default)."""
+    smpi = not args.skip_smpi and (ranks < HUGE_RANKS or args.smpi_huge)
+    return [*args.progress, *([SMPI] if smpi else [])]
+
+
+def prepare_platform(ranks: int, workdir: Path) -> Compiled:
     source = workdir / "platform.yaml"
     source.write_text(platform_yaml(ranks))
-    compiled = compile_platform(load_platform(source), workdir / "compiled", ranks)
-    print(f"{label}: trace ({'shared file' if shared else 'one file per rank'}) and platform written in "
-          f"{time.perf_counter() - start:.2f} s", file=sys.stderr, flush=True)
+    return compile_platform(load_platform(source), workdir / "compiled", ranks)
+
+
+def benchmark(ranks: int, args: argparse.Namespace, progress: Progress, root: Path,
+              measured: Callable[[Row], None]) -> None:
+    """Replays the ring of `ranks` ranks at each message size under each tool; `measured` gets each row at once."""
+    workdir = root / f"n{ranks}"
+    workdir.mkdir(parents=True, exist_ok=True)
+    compiled = prepare_platform(ranks, workdir)
+    shared = ranks > SHARED_TRACE_ABOVE or args.shared_trace
     actions = ranks * (ACTIONS_PER_ITERATION * args.iterations + 2)
-    rows = []
-    tools = [*args.progress, *([] if args.skip_smpi else [SMPI])]
-    for tool in tools:
-        command = smpi_command(trace, compiled) if tool == SMPI else engine_command(trace, compiled, tool, args.set)
-        parse = parse_smpi if tool == SMPI else parse_engine
-        progress.start(f"{label} {tool}")
-        measure = best_of(args.repeat, lambda: run_timed(command, workdir, args.timeout, parse))
-        progress.finish(f"{label} {tool}", measure)
-        rows.append(Row(ranks, actions, tool, measure))
-    if not args.keep:
-        for path in (workdir / "trace").iterdir():
-            path.unlink()
-    return rows
+    tools = tools_for(ranks, args)
+    if SMPI not in tools and not args.skip_smpi:
+        print(f"N={ranks}: stock SMPI skipped (about 2 h at this size; --smpi-huge runs it)", file=sys.stderr)
+    for size in args.bytes:
+        label = f"N={ranks} {size_text(size)}"
+        start = time.perf_counter()
+        folder = workdir / f"trace-{size}"
+        trace = write_trace(ring_lines(ranks, args.iterations, size, args.flops), folder, shared=shared)
+        print(f"{label}: trace ({'shared file' if shared else 'one file per rank'}) written in "
+              f"{time.perf_counter() - start:.2f} s", file=sys.stderr, flush=True)
+        for tool in tools:
+            command = smpi_command(trace, compiled) if tool == SMPI else engine_command(trace, compiled, tool,
+                                                                                         args.set)
+            parse = parse_smpi if tool == SMPI else parse_engine
+            progress.start(f"{label} {tool}")
+            measure = best_of(args.repeat, lambda: run_timed(command, workdir, args.timeout, parse))
+            progress.finish(f"{label} {tool}", measure)
+            measured(Row(ranks, size, actions, tool, measure))
+        if not args.keep:
+            for path in folder.iterdir():
+                path.unlink()
 
 
-def fmt(value: Optional[float], spec: str) -> str:
-    return "-" if value is None else format(value, spec)
-
-
-def table(rows: Iterable[Row]) -> tuple[list[str], list[list[str]]]:
-    rows = list(rows)
-    smpi_rate = {row.ranks: row.actions / row.measure.wall for row in rows
-                 if row.tool == SMPI and row.measure.error is None}
-    header = ["ranks", "actions", "tool", "wall s", "actions/s", "vs SMPI", "peak RSS MiB", "sim time s"]
-    body = []
-    for row in rows:
-        m = row.measure
-        ok = m.error is None
-        rate = row.actions / m.wall if ok else None
-        ratio = rate / smpi_rate[row.ranks] if ok and rate is not None and row.ranks in smpi_rate else None
-        body.append([str(row.ranks), str(row.actions), row.tool, fmt(m.wall, ".4g") if ok else "FAILED",
-                     fmt(rate, ".4g"), fmt(ratio, ".2f"), fmt(None if m.rss_kib is None else m.rss_kib / 1024, ".1f"),
-                     fmt(m.simulated, ".6g")])
-    return header, body
-
-
-def print_table(header: list[str], body: list[list[str]]) -> None:
-    try:
-        import pandas  # type: ignore[import-untyped]
-    except ImportError:
-        widths = [max(len(header[i]), *(len(line[i]) for line in body)) for i in range(len(header))]
-        print("  ".join(h.rjust(w) for h, w in zip(header, widths)))
-        print("  ".join("-" * w for w in widths))
-        for line in body:
-            print("  ".join(cell.rjust(w) for cell, w in zip(line, widths)))
-        return
-    with pandas.option_context("display.width", 200, "display.max_columns", None):
-        print(pandas.DataFrame(body, columns=header).to_string(index=False))
-
-
-def check_ideal(label: str, ideal: Optional[Measure], smpi: Optional[Measure]) -> bool:
+def check_ideal(label: str, ideal: Optional[Measure], smpi: Optional[Measure], case: str = "") -> bool:
     """Prints whether ideal's simulated time matches SMPI's within CHECK_TOLERANCE; True if it does (or if either
-    tool was not run)."""
+    tool was not run). `case` follows the times ("with 1KiB messages"), so that lines still start "check LABEL:"."""
     if ideal is None or smpi is None:
         return True
     if ideal.simulated is None or smpi.simulated is None or ideal.error or smpi.error:
-        print(f"check {label}: cannot compare (a run failed)")
+        print(f"check {label}: cannot compare{case} (a run failed)")
         return False
     difference = abs(ideal.simulated - smpi.simulated) / smpi.simulated
     verdict = "OK" if difference <= CHECK_TOLERANCE else "MISMATCH"
-    print(f"check {label}: ideal {ideal.simulated:.6g} s vs SMPI {smpi.simulated:.6g} s: "
+    print(f"check {label}: ideal {ideal.simulated:.6g} s vs SMPI {smpi.simulated:.6g} s{case}: "
           f"relative difference {difference:.4%} (tolerance {CHECK_TOLERANCE:.0%}) {verdict}")
     return verdict == "OK"
 
 
 def checks(rows: list[Row]) -> bool:
-    """Per rank count, whether ideal's simulated time matches SMPI's; True if all match."""
+    """Per (ranks, bytes), whether ideal's simulated time matches SMPI's; True if all match."""
     good = True
-    for ranks in sorted({row.ranks for row in rows}):
-        found = {row.tool: row.measure for row in rows if row.ranks == ranks}
-        good = check_ideal(f"N={ranks}", found.get("ideal"), found.get(SMPI)) and good
+    for ranks, size in sorted({row.cell for row in rows}):
+        found = {row.tool: row.measure for row in rows if row.cell == (ranks, size)}
+        case = f" with {size_text(size)} messages"
+        good = check_ideal(f"N={ranks}", found.get("ideal"), found.get(SMPI), case) and good
     return good
+
+
+def parse_size(text: str) -> int:
+    """--bytes: a whole number of bytes, plain (1048576) or with a unit (1MiB, 64KiB, 1kB)."""
+    try:
+        value = parse_quantity(text, "B")
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    if not math.isfinite(value) or value < 0 or value != int(value):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole, non-negative number of bytes")
+    return int(value)
 
 
 def parse_arguments(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="benchmark.py", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--ranks", type=int, nargs="+", default=[64, 1024], metavar="N",
-                        help="rank counts to benchmark (default: 64 1024)")
+    parser.add_argument("--ranks", type=int, nargs="+", default=None, metavar="N",
+                        help="rank counts to benchmark (default: 64 1024; with --curves: "
+                             f"{' '.join(map(str, CURVES_RANKS))})")
     parser.add_argument("--iterations", type=int, default=30, metavar="M",
                         help="ring iterations per rank, 5 actions each (default: 30)")
-    parser.add_argument("--bytes", type=int, default=1024,
-                        help="message size in bytes (default: 1024; e.g. 1048576 for 1 MiB, rendezvous)")
+    parser.add_argument("--bytes", type=parse_size, nargs="+", default=None, metavar="SIZE",
+                        help="message sizes, in bytes or with a unit (default: 1024; with --curves: 1KiB 1MiB; "
+                             "e.g. 1048576 or 1MiB, a rendezvous)")
     parser.add_argument("--flops", type=float, default=1e6,
                         help="flops of each compute action (default: 1e6, i.e. 1 ms at 1 Gflop/s)")
     parser.add_argument("--progress", nargs="+", default=list(DEFAULT_MECHANISMS), choices=progress_mechanisms(),
@@ -286,7 +310,17 @@ def parse_arguments(argv: Optional[Sequence[str]]) -> argparse.Namespace:
                         help=f"progress mechanisms to run the engine with (default: {' '.join(DEFAULT_MECHANISMS)})")
     parser.add_argument("--set", action="append", default=[], metavar="NAME:VALUE",
                         help="set an engine parameter for every engine run, e.g. --set copy-loads-bus:no")
-    parser.add_argument("--skip-smpi", action="store_true", help="do not run stock smpirun (e.g. for huge N)")
+    parser.add_argument("--curves", action="store_true",
+                        help="the scaling curves: ranks 64 to 16 384 (x4), 1 KiB and 1 MiB messages")
+    parser.add_argument("--huge", action="store_true",
+                        help=f"add {HUGE_RANKS} ranks to the rank counts (the preset's or --ranks)")
+    parser.add_argument("--smpi-huge", action="store_true",
+                        help=f"run stock SMPI at {HUGE_RANKS} ranks and more too (about 2 h)")
+    parser.add_argument("--skip-smpi", action="store_true", help="do not run stock smpirun at all")
+    parser.add_argument("--csv", type=Path, default=None, metavar="PATH",
+                        help="write every run's figures to this CSV (rewritten atomically after each run)")
+    parser.add_argument("--plot", type=Path, default=None, metavar="PNG",
+                        help="draw actions/s and peak RSS against ranks, one column per message size (matplotlib)")
     parser.add_argument("--repeat", type=int, default=1, metavar="K",
                         help="run each measurement K times and keep the fastest (default: 1)")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
@@ -297,11 +331,53 @@ def parse_arguments(argv: Optional[Sequence[str]]) -> argparse.Namespace:
                         help="write traces and platforms here instead of a temporary folder")
     parser.add_argument("--keep", action="store_true", help="keep the generated traces (with --workdir)")
     args = parser.parse_args(argv)
+    # Explicit --ranks/--bytes override the preset; duplicates would measure (and draw) a point twice.
+    args.ranks = list(dict.fromkeys(args.ranks or (CURVES_RANKS if args.curves else DEFAULT_RANKS)))
+    if args.huge and HUGE_RANKS not in args.ranks:
+        args.ranks.append(HUGE_RANKS)
+    args.bytes = list(dict.fromkeys(args.bytes or (CURVES_BYTES if args.curves else DEFAULT_BYTES)))
     if any(n < 2 for n in args.ranks):
         parser.error("--ranks: a ring needs at least 2 ranks")
-    if args.iterations < 1 or args.repeat < 1 or args.bytes < 0 or args.flops < 0:
-        parser.error("--iterations and --repeat must be >= 1, --bytes and --flops >= 0")
+    if args.iterations < 1 or args.repeat < 1 or args.flops < 0:
+        parser.error("--iterations and --repeat must be >= 1, --flops >= 0")
+    for option, path in (("--csv", args.csv), ("--plot", args.plot)):
+        if path is not None and not path.resolve().parent.is_dir():  # fail now, not after an hour of runs
+            parser.error(f"{option} {path}: folder {path.resolve().parent} does not exist")
+    if args.plot is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            parser.error("--plot needs matplotlib (apt-get install python3-matplotlib)")
     return args
+
+
+def flops_text(flops: float) -> str:
+    """'1 Mflop (1 ms)': the compute action's size and its duration on the platform's cores."""
+    amount = next((f"{flops / scale:g} {unit}" for unit, scale in (("Gflop", 1e9), ("Mflop", 1e6), ("kflop", 1e3))
+                   if flops >= scale), f"{flops:g} flop")
+    return f"{amount} ({flops / CORE_SPEED * 1e3:g} ms)"
+
+
+def trace_text(args: argparse.Namespace) -> str:
+    return (f"ring trace: {args.iterations} iterations of irecv, isend, compute {flops_text(args.flops)}, wait, wait "
+            f"per rank (+ init, finalize)")
+
+
+def report(rows: list[Row], args: argparse.Namespace) -> None:
+    """The table, the summary against the issue's targets, and the curves."""
+    print(f"\n{trace_text(args)}; messages of {', '.join(size_text(size) for size in args.bytes)}; "
+          f"best of {args.repeat}")
+    print_table(*table(rows))
+    header, body = summary(rows)
+    if body:
+        print("\nsummary: each mechanism's speed and peak RSS as multiples of SMPI's on the same trace, against "
+              "issue 17's targets")
+        print_table(header, body)
+    if args.plot is not None and rows:
+        titles = plot(rows, args.bytes, args.plot, trace_text(args), EAGER_THRESHOLD)
+        print(f"\nplot: {args.plot} (panels: {'; '.join(titles)})")
+    if args.csv is not None:
+        print(f"csv: {args.csv} ({len(rows)} rows)")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -314,22 +390,24 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except FileNotFoundError as error:
         print(f"benchmark.py: {error}", file=sys.stderr)
         return 2
-    runs_per_n = len(args.progress) + (0 if args.skip_smpi else 1)
-    progress = Progress(len(args.ranks) * runs_per_n)
+    progress = Progress(sum(len(tools_for(ranks, args)) for ranks in args.ranks) * len(args.bytes))
     rows: list[Row] = []
+
+    def measured(row: Row) -> None:
+        rows.append(row)
+        if args.csv is not None:  # after every run: a long run's figures survive an interruption
+            write_csv(rows, args.csv)
+
     with tempfile.TemporaryDirectory(prefix="progsim-bench-") as temporary:
         root = args.workdir if args.workdir is not None else Path(temporary)
         for ranks in args.ranks:
-            rows += benchmark(ranks, args, progress, root)
+            benchmark(ranks, args, progress, root, measured)
     progress.close()
-    print(f"\nring trace: {args.iterations} iterations x 5 actions + init/finalize per rank, {args.bytes} B messages, "
-          f"{args.flops:g} flops per compute; best of {args.repeat}")
-    print_table(*table(rows))
+    report(rows, args)
     good = checks(rows)
-    failed = any(row.measure.error for row in rows)
-    for row in rows:
-        if row.measure.error:
-            print(f"N={row.ranks} {row.tool} failed: {row.measure.error}")
+    failed = [row for row in rows if row.measure.error]
+    for row in failed:
+        print(f"N={row.ranks} {size_text(row.size)} {row.tool} failed: {row.measure.error}")
     return 0 if good and not failed else 1
 
 

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import csv
 import subprocess
 import sys
 
 from conftest import REPOSITORY
+
+sys.path.insert(0, str(REPOSITORY / "scripts"))
+
+from benchmark_report import CSV_COLUMNS, Measure, Row, summary  # noqa: E402
 
 
 def test_benchmark_runs_on_a_tiny_ring_and_checks_ideal_against_smpi(tmp_path) -> None:
@@ -15,6 +20,63 @@ def test_benchmark_runs_on_a_tiny_ring_and_checks_ideal_against_smpi(tmp_path) -
     for tool in ("ideal", "none", "thread", "dedicated-core", "offload", "smpi"):
         assert f" {tool} " in done.stdout
     assert "check N=8: ideal" in done.stdout and "OK" in done.stdout
+
+
+def test_benchmark_draws_curves_over_two_sizes_and_keeps_a_csv(tmp_path) -> None:
+    table, png = tmp_path / "curves.csv", tmp_path / "curves.png"
+    done = subprocess.run([sys.executable, "scripts/benchmark.py", "--ranks", "8", "16", "--bytes", "1024", "1MiB",
+                           "--iterations", "2", "--progress", "ideal", "none", "--csv", str(table), "--plot", str(png)],
+                          cwd=REPOSITORY, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    with table.open(newline="") as source:
+        reader = csv.DictReader(source)
+        assert reader.fieldnames == CSV_COLUMNS
+        rows = list(reader)
+    tools = ("ideal", "none", "smpi")
+    assert [(int(r["ranks"]), int(r["bytes"]), r["tool"]) for r in rows] == \
+        [(n, size, tool) for n in (8, 16) for size in (1024, 1 << 20) for tool in tools]
+    for row in rows:
+        ranks, wall = int(row["ranks"]), float(row["wall_s"])
+        assert int(row["actions"]) == ranks * (5 * 2 + 2) and row["error"] == ""
+        assert wall > 0 and float(row["peak_rss_mib"]) > 0 and float(row["sim_time_s"]) > 0
+        assert abs(float(row["actions_per_s"]) * wall - int(row["actions"])) < 1e-6 * int(row["actions"])
+        assert float(row["vs_smpi"]) > 0 and (row["tool"] != "smpi" or float(row["vs_smpi"]) == 1.0)
+
+    from matplotlib.image import imread
+    height, width, _ = imread(png).shape
+    assert (width, height) == (2 * 550, 850)  # two columns of panels (one per size), two rows
+    panels = [f"{size} messages ({protocol}): {what}" for what in ("replay speed", "peak memory")
+              for size, protocol in (("1 KiB", "eager"), ("1 MiB", "rendezvous"))]
+    assert f"(panels: {'; '.join(panels)})" in done.stdout
+
+    assert "summary: each mechanism's speed" in done.stdout
+    summary_lines = [line.split() for line in done.stdout.split("summary:")[1].splitlines()[2:]
+                     if line.strip() and not line.startswith(("plot:", "csv:", "check"))]
+    assert [line[:3] for line in summary_lines] == \
+        [[str(n), size, tool] for n in (8, 16) for size in ("1KiB", "1MiB") for tool in ("ideal", "none")]
+    assert all(line[-2:] == ["no", "target"] for line in summary_lines)  # 8 and 16 ranks have none
+    for n in (8, 16):
+        for size in ("1KiB", "1MiB"):
+            assert any(line.startswith(f"check N={n}: ideal") and f"with {size} messages" in line
+                       and line.endswith("OK") for line in done.stdout.splitlines())
+
+
+def test_benchmark_summary_marks_the_issue_targets() -> None:
+    def row(ranks: int, tool: str, wall: float, rss_mib: float) -> Row:
+        return Row(ranks, 1024, ranks * 10, tool, Measure(wall, int(rss_mib * 1024), 1.0))
+
+    rows = [row(1024, "ideal", 1.0, 50), row(1024, "thread", 3.0, 50), row(1024, "smpi", 2.0, 70),
+            row(16384, "none", 1.0, 900), row(16384, "offload", 1.0, 500), row(16384, "smpi", 3.0, 600),
+            row(64, "ideal", 1.0, 30), row(64, "smpi", 1.0, 30),
+            Row(4096, 1024, 4096 * 10, "ideal", Measure(1.0, None, None, "exit 1: boom")), row(4096, "smpi", 1.0, 80)]
+    header, body = summary(rows)
+    verdicts = {(line[0], line[2]): (line[3], line[header.index("verdict")]) for line in body}
+    assert verdicts == {("1024", "ideal"): ("2.00x", "target met"),
+                        ("1024", "thread"): ("0.67x", "target missed (speed)"),
+                        ("16384", "none"): ("3.00x", "target missed (memory)"),
+                        ("16384", "offload"): ("3.00x", "target met"),
+                        ("64", "ideal"): ("1.00x", "no target"),
+                        ("4096", "ideal"): ("-", "FAILED")}
 
 
 def test_application_benchmark_runs_on_a_shipped_capture() -> None:
