@@ -118,6 +118,7 @@ def _ompi_vader(parameter: str) -> str:
     return match.group(1)
 
 
+@pytest.mark.slow  # 20 s alone, 45 s in the loaded suite, and load-sensitive: with --run-slow and `make calibrate`
 def test_calibrating_open_mpi_over_shared_memory(tmp_path: Path) -> None:
     if shutil.which("mpirun.openmpi") is None or shutil.which("ompi_info") is None:
         pytest.fail("Open MPI is not installed: make setup installs openmpi-bin and libopenmpi-dev")
