@@ -153,9 +153,7 @@ def rank_times(timeline: Timeline, found: list[Stall]) -> list[RankTime]:
             time.compute += length
         elif span.state == "sleeping":
             time.sleep += length
-        elif span.state == "blocked":
-            pass
-        else:  # inside an MPI call (and the instant of starting)
+        elif span.state != "blocked":  # inside an MPI call (and the instant of starting); blocked: below
             time.mpi += length
     for rank, time in times.items():
         waits = blocked.get(rank, [])
@@ -182,9 +180,10 @@ def seconds(value: float) -> str:
 
 
 def size(value: int) -> str:
+    """Bytes in the largest binary unit they reach: 16 MiB, 1.5 KiB, 64 B."""
     for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if value >= scale and value % (scale // 1024 or 1) == 0:
-            return f"{value / scale:g} {unit}"
+        if value >= scale:
+            return f"{value / scale:.4g} {unit}"
     return f"{value} B"
 
 
