@@ -5,6 +5,7 @@ mappings with known keys, texts and lists of quantities; every error names the f
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -26,6 +27,11 @@ class YamlReader:
             if key not in allowed:
                 raise self.error(f"{path}.{key}" if path else key,
                                  f"unknown key '{key}' (expected one of: {', '.join(sorted(allowed))})")
+        return value
+
+    def choice(self, value: Any, path: str, choices: Sequence[str]) -> Any:
+        if value not in choices:
+            raise self.error(path, f"expected one of {', '.join(choices)}, got {value!r}")
         return value
 
     def text(self, value: Any, path: str) -> str:

@@ -14,18 +14,17 @@ import shutil
 import statistics
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from progsim import nbc_overlap, overlap
 from progsim.errors import InputError
 from progsim.gallery_cases import Case, Collective, Row, Workload, load_cases
 from progsim.platform import Compiled
+from progsim.pools import map_in_order
 
 GENERATOR = "progsim gallery"  # the page says who wrote it: an earlier gallery may be replaced, nothing else
-T = TypeVar("T")
 
 
 class GalleryFailed(RuntimeError):
@@ -97,25 +96,6 @@ def draw_job(picture: Picture, folder: Path, time_range: tuple[float, float]) ->
                        time_range=time_range, least=1 / 160)
     draw_gantt(read_timeline(picture.timeline), folder / picture.png,
                f"{picture.mechanism}: r = {ratio_text(picture.ratio)}", style)
-
-
-def run_all(function: Callable[..., T], arguments: Sequence[tuple[Any, ...]], jobs: int,
-            advance: Callable[[int], None]) -> list[T]:
-    """function(*a) for each a, in worker processes when jobs > 1; results in the arguments' order."""
-    results: list[Any] = [None] * len(arguments)
-    if jobs <= 1:
-        for i, args in enumerate(arguments):
-            results[i] = function(*args)
-            advance(1)
-        return results
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(function, *args): i for i, args in enumerate(arguments)}
-        for future in as_completed(futures):
-            results[futures[future]] = future.result()
-            advance(1)
-    return results
 
 
 def picture_name(case: Case, row: int, mechanism: str) -> str:
@@ -209,7 +189,7 @@ def build(cases: list[Case], output: Path, jobs: int) -> list[Picture]:
         work = _jobs(cases, Path(scratch))
         bar = ProgressBar(2 * len(work), "gallery", unit="step")
         try:
-            outcomes = run_all(run_job, [(job,) for job in work], jobs, bar)
+            outcomes = map_in_order(run_job, [(job,) for job in work], jobs, bar)
             failed = [o for o in outcomes if isinstance(o, str)]
             if failed:  # the first few say enough; the rest is counted
                 more = f"; and {len(failed) - 3} more" if len(failed) > 3 else ""
@@ -220,7 +200,7 @@ def build(cases: list[Case], output: Path, jobs: int) -> list[Picture]:
                 shutil.rmtree(partial)
             partial.mkdir()
             try:
-                run_all(draw_job, [(p, partial, ranges[(p.case, p.row)]) for p in pictures], jobs, bar)
+                map_in_order(draw_job, [(p, partial, ranges[(p.case, p.row)]) for p in pictures], jobs, bar)
                 write_page(cases, pictures, partial / "index.html")
             except BaseException:
                 shutil.rmtree(partial, ignore_errors=True)

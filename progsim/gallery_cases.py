@@ -140,8 +140,8 @@ class _Reader(YamlReader):
         data = self.mapping(value, path, {"ranks_per_node", "policy"})
         if "ranks_per_node" in data:
             self.whole(data["ranks_per_node"], f"{path}.ranks_per_node", 1)
-        if "policy" in data and data["policy"] not in PLACEMENTS:
-            raise self.error(f"{path}.policy", f"expected one of {', '.join(PLACEMENTS)}, got {data['policy']!r}")
+        if "policy" in data:
+            self.choice(data["policy"], f"{path}.policy", PLACEMENTS)
         return dict(data)
 
     def cell(self, value: Any, path: str) -> dict[str, Any]:
@@ -156,9 +156,7 @@ class _Reader(YamlReader):
         if "flops" in data:
             found["flops"] = self.quantity(data["flops"], f"{path}.flops", "f")
         if "side" in data:
-            if data["side"] not in SIDES:
-                raise self.error(f"{path}.side", f"expected one of {', '.join(SIDES)}, got {data['side']!r}")
-            found["side"] = data["side"]
+            found["side"] = self.choice(data["side"], f"{path}.side", SIDES)
         if "tests" in data:
             found["tests"] = self.whole(data["tests"], f"{path}.tests", 0)
         return found
@@ -167,9 +165,7 @@ class _Reader(YamlReader):
         data = self.mapping(value, path, COLLECTIVE_KEYS)
         found: dict[str, Any] = {}
         if "name" in data:
-            if data["name"] not in COLLECTIVES:
-                raise self.error(f"{path}.name", f"expected one of {', '.join(COLLECTIVES)}, got {data['name']!r}")
-            found["name"] = data["name"]
+            found["name"] = self.choice(data["name"], f"{path}.name", COLLECTIVES)
         if "ranks" in data:
             found["ranks"] = self.whole(data["ranks"], f"{path}.ranks", 2)
         if "size" in data:

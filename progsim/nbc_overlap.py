@@ -165,19 +165,9 @@ def run_table(jobs: list[Job], workers: int, advance: Callable[[int], None]) -> 
     """Every job's row, in the jobs' order whatever order the workers finish in."""
     import pandas
 
-    rows: list[Optional[dict[str, object]]] = [None] * len(jobs)
-    if workers <= 1:
-        for i, job in enumerate(jobs):
-            rows[i] = run_job(job)
-            advance(1)
-    else:
-        from concurrent.futures import ProcessPoolExecutor, as_completed
+    from progsim.pools import map_in_order
 
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(run_job, job): i for i, job in enumerate(jobs)}
-            for future in as_completed(futures):
-                rows[futures[future]] = future.result()
-                advance(1)
+    rows = map_in_order(run_job, [(job,) for job in jobs], workers, advance)
     return pandas.DataFrame(rows, columns=TABLE_COLUMNS)
 
 

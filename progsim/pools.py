@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Optional, Protocol
 
 from progsim.errors import InputError
@@ -69,3 +69,21 @@ def make_pool(jobs: int, scheduler: Optional[str], timeout: float = 20.0) -> Poo
 
 def default_jobs() -> int:
     return os.cpu_count() or 1
+
+
+def map_in_order(function: Callable[..., Any], arguments: Sequence[tuple[Any, ...]], jobs: int,
+                 advance: Callable[[int], None]) -> list[Any]:
+    """function(*a) for each a, in worker processes when jobs > 1; results in the arguments' order whatever order
+    the workers finish in; `advance(1)` after each (a progress bar)."""
+    results: list[Any] = [None] * len(arguments)
+    if jobs <= 1:
+        for i, args in enumerate(arguments):
+            results[i] = function(*args)
+            advance(1)
+        return results
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(function, *args): i for i, args in enumerate(arguments)}
+        for future in concurrent.futures.as_completed(futures):
+            results[futures[future]] = future.result()
+            advance(1)
+    return results

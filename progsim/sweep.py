@@ -225,9 +225,7 @@ def _workload(r: _Reader, data: dict[str, Any]) -> Workload:
     for key in ("sizes", "compute"):
         if key not in overlap:
             raise r.error("workload.overlap", f"missing key '{key}'")
-    side = overlap.get("side", "receiver")
-    if side not in SIDES:
-        raise r.error("workload.overlap.side", f"expected one of {', '.join(SIDES)}, got {side!r}")
+    side = r.choice(overlap.get("side", "receiver"), "workload.overlap.side", SIDES)
     sizes = sorted({round(v) for v in r.quantities(overlap["sizes"], "workload.overlap.sizes", "B")})
     compute = sorted(set(r.quantities(overlap["compute"], "workload.overlap.compute", "s")))
     return OverlapWorkload(side, tuple(sizes), tuple(compute), r.count(overlap.get("tests", 0),
@@ -283,16 +281,15 @@ def _axis(r: _Reader, spec: SweepSpec, name: str, values: Any, known: set[str], 
                 raise r.error(f"{path}[{i}]", f"expected a positive whole number, got {value!r}")
     elif name == "placement.policy":
         for i, value in enumerate(values):
-            if value not in PLACEMENTS:
-                raise r.error(f"{path}[{i}]", f"expected one of {', '.join(PLACEMENTS)}, got {value!r}")
+            r.choice(value, f"{path}[{i}]", PLACEMENTS)
     elif name.startswith("set."):
         _check_parameter(r, path, name[len("set."):], known)
     elif name in ("overlap.side", "overlap.tests"):
         if not isinstance(spec.workload, OverlapWorkload):
             raise r.error(path, "sweeps the overlap benchmark, but the workload is a trace")
         for i, value in enumerate(values):
-            if name == "overlap.side" and value not in SIDES:
-                raise r.error(f"{path}[{i}]", f"expected one of {', '.join(SIDES)}, got {value!r}")
+            if name == "overlap.side":
+                r.choice(value, f"{path}[{i}]", SIDES)
             if name == "overlap.tests":
                 r.count(value, f"{path}[{i}]")
     else:
@@ -326,8 +323,8 @@ def load_sweep(path: Path) -> SweepSpec:
     if per_node is not None and (not isinstance(per_node, int) or isinstance(per_node, bool) or per_node < 1):
         raise r.error("placement.ranks_per_node", f"expected a positive whole number, got {per_node!r}")
     policy = placement.get("policy")
-    if policy is not None and policy not in PLACEMENTS:
-        raise r.error("placement.policy", f"expected one of {', '.join(PLACEMENTS)}, got {policy!r}")
+    if policy is not None:
+        r.choice(policy, "placement.policy", PLACEMENTS)
     known = {p.name for p in engine_parameters()}
     mechanisms = progress_mechanisms()
     spec = SweepSpec(path=path, name=name, description=str(data.get("description", "")), platform=platform,
