@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Optional
 
 from progsim.engine import DEFAULT_MECHANISMS, REPOSITORY
 from progsim.gallery_cases import Case, Collective, Row
+from progsim.plot import size_label, time_label
 from progsim.timeline import COLOURS
 
 if TYPE_CHECKING:
@@ -100,19 +101,6 @@ def ratio_colour(ratio: float) -> str:
     return "#" + "".join(f"{round(p + (q - p) * t):02x}" for p, q in zip(a, b))
 
 
-def time_text(seconds: float) -> str:
-    if seconds >= 1e-3:
-        return f"{seconds * 1e3:.3g} ms"
-    return f"{seconds * 1e6:.3g} us"
-
-
-def bytes_text(size: int) -> str:
-    for unit, factor in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if size >= factor and size % factor == 0:
-            return f"{size // factor} {unit}"
-    return f"{size} B"
-
-
 def _place(path: Path) -> str:
     """A platform file as people find it: from the repository's root when it is there."""
     try:
@@ -133,13 +121,13 @@ def setup_text(row: Row) -> str:
              f"{row.ranks} ranks {where}"]
     work = row.workload
     if isinstance(work, Collective):
-        parts.append(f"{work.name} of {bytes_text(work.size)} on {work.ranks} ranks, each rank computing as long "
+        parts.append(f"{work.name} of {size_label(work.size)} on {work.ranks} ranks, each rank computing as long "
                      f"as the collective takes alone under that mechanism")
     else:
-        computation = (time_text(work.compute_s) if work.compute_s is not None
+        computation = (time_label(work.compute_s) if work.compute_s is not None
                        else f"{(work.flops or 0) / 1e6:.3g} Mflop")
         who = {"sender": "the sender (rank 0)", "receiver": "the receiver (rank 1)", "both": "both ranks"}[work.side]
-        parts.append(f"{bytes_text(work.size)} from rank 0 to rank 1 while {who} computes {computation}")
+        parts.append(f"{size_label(work.size)} from rank 0 to rank 1 while {who} computes {computation}")
     if work.tests:
         parts.append(f"{work.tests} MPI_Test call{'s' if work.tests > 1 else ''} cut the computation")
     if row.settings:
@@ -205,8 +193,8 @@ def _figure(picture: "Picture", folder: Path, case: Case) -> str:
             f'<figcaption><span class="mech">{_e(picture.mechanism)}</span> '
             f'<span class="r" style="background:{ratio_colour(picture.ratio)}">r = {ratio_text(picture.ratio)}</span> '
             f"{_e(verdict(picture.ratio))}{_e(ranks)}<br>"
-            f'<span class="detail">run {time_text(picture.total)}; alone: computation {time_text(picture.comp_ref)}, '
-            f"communication {time_text(picture.comm_ref)}; computation slowdown "
+            f'<span class="detail">run {time_label(picture.total)}; alone: computation {time_label(picture.comp_ref)}, '
+            f"communication {time_label(picture.comm_ref)}; computation slowdown "
             f"x{picture.slowdown:.2f}</span></figcaption></figure>")
 
 
