@@ -4,10 +4,10 @@ Perfetto (ui.perfetto.dev) and chrome://tracing open, and a Gantt picture drawn 
 The engine writes one JSON line per change of a rank's state ({"t", "rank", "state", "action", "line"}, a rank's
 first line adds "node") and one per protocol step ({"t", "rank", "step", "by", "end", "copied", "agent", "node",
 "cpu"}, plus "msg", "peer", "bytes" for a step of a message and "from_t", "from_agent", "arrived" for a step that an
-arriving message or transfer called for). This module reads them into spans on tracks: one track per rank (its states, and
-the steps it runs itself inside its MPI calls) and one per agent that ran steps (a progress thread, a reserved
-core, a NIC, SMPI's network under `ideal`), and arrows from where a message or transfer was started to the step
-that handled its arrival.
+arriving message or transfer called for). This module reads them into spans on tracks: one track per rank (its
+states, and the steps it runs itself inside its MPI calls) and one per agent that ran steps (a progress thread, a
+reserved core, a NIC, SMPI's network under `ideal`), and arrows from where a message or transfer was started to the
+step that handled its arrival.
 """
 
 from __future__ import annotations
