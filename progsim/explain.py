@@ -313,8 +313,9 @@ def title_of(source: Path, results: dict[str, Any] | None, timeline: Timeline) -
         mechanism = timeline.mechanism()
         return f"{source}" + (f" (agents: {mechanism})" if mechanism else "")
     trace = Path(str(results.get("trace", "?")))
+    simulated = seconds(float(results.get("simulated_time", 0.0)))
     return (f"{trace.parent.name}/{trace.name} under '{results.get('progress', '?')}', "
-            f"{results.get('ranks_count', len(timeline.ranks))} ranks, {seconds(float(results.get('simulated_time', 0.0)))}")
+            f"{results.get('ranks_count', len(timeline.ranks))} ranks, {simulated}")
 
 
 HELP = """Prints, per rank, where the time of a replay went, and names the first protocol step that waited for

@@ -2,8 +2,9 @@
  * first line adds "node"), and every protocol step as {"t", "rank", "step", "by", "end", "copied", "agent", "node",
  * "cpu"}, with "msg", "peer", "bytes" for a step of a message ("msg": the sender's request id, the same on both
  * sides) and "from_t", "from_agent", "arrived" for a step called for by an arrival (when and by which actor the
- * message or the transfer was started, and when it arrived: the step waited for its runner from then on). Lines are in time order: a step's line takes its place when the step starts, and is
- * written once it ends (the lines after it wait until then). */
+ * message or the transfer was started, and when it arrived: the step waited for its runner from then on). Lines are
+ * in time order: a step's line takes its place when the step starts, and is written once it ends (the lines after
+ * it wait until then). */
 #pragma once
 
 #include "mpi/World.hpp"
