@@ -137,7 +137,8 @@ def command_overlap(args: argparse.Namespace) -> int:
     from progsim.cells import COLUMNS
     from progsim.sweep import overlap_sweep
     from progsim.pools import LocalPool
-    from progsim.sweep_run import ProgressBar, expected_rows, run_sweep
+    from progsim.progress_bar import ProgressBar
+    from progsim.sweep_run import expected_rows, run_sweep
 
     check_settings(args.set)
     platform = Path(args.platform)
@@ -175,7 +176,7 @@ def command_overlap(args: argparse.Namespace) -> int:
 
 def command_nbc_overlap(args: argparse.Namespace) -> int:
     from progsim.nbc_overlap import COLLECTIVES, CollectivePoint, Job, markdown, pivot, run_table
-    from progsim.sweep_run import ProgressBar
+    from progsim.progress_bar import ProgressBar
 
     check_settings(args.set)
     platform = Path(args.platform)

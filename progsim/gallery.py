@@ -182,7 +182,7 @@ def build(cases: list[Case], output: Path, jobs: int) -> list[Picture]:
     """Replays every case, draws the pictures and writes OUTDIR/index.html; GalleryFailed if a replay failed
     (nothing is written then)."""
     from progsim.gallery_page import write_page
-    from progsim.sweep_run import ProgressBar
+    from progsim.progress_bar import ProgressBar
 
     partial = output.with_name(output.name + ".partial")
     with tempfile.TemporaryDirectory(prefix="progsim-gallery-") as scratch:

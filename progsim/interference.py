@@ -178,7 +178,7 @@ def check_platform(platform: Path, largest: int) -> None:
 
 
 def run_points(points: Sequence[Point], setup: Setup, jobs: int) -> list[dict[str, str]]:
-    from progsim.sweep_run import ProgressBar
+    from progsim.progress_bar import ProgressBar
 
     bar = ProgressBar(len(points), "interference")
     rows: list[dict[str, str]] = []

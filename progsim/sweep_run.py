@@ -29,6 +29,7 @@ from progsim.errors import InputError
 from progsim.platform import Compiled, load_platform
 from progsim.platform.model import Platform
 from progsim.pools import Pool, default_jobs, make_pool
+from progsim.progress_bar import ProgressBar
 from progsim.sweep import OverlapWorkload, Point, SweepSpec, TraceWorkload, axis_column
 
 TRACE_METRICS = ["simulated_time", "compute_mean", "mpi_mean", "wait_mean", "progress_cpu_mean"]
@@ -339,32 +340,6 @@ def run_sweep(spec: SweepSpec, output: Path, pool: Pool, advance: Callable[[int]
     if not failed:
         partial.path.unlink()
     return Outcome(rows, failed, resumed)
-
-
-class ProgressBar:
-    """A bar on stderr when it is a terminal; otherwise a line every tenth of the way, so that logs show progress."""
-
-    def __init__(self, total: int, label: str, unit: str = "row"):
-        self.total, self.label, self.unit, self.count, self.said = total, label, unit, 0, 0
-        self.bar: Any = None
-        if sys.stderr.isatty():
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, desc=label, unit=unit, file=sys.stderr, dynamic_ncols=True)
-
-    def __call__(self, rows: int) -> None:
-        self.count += rows
-        if self.bar is not None:
-            self.bar.update(rows)
-            return
-        tenth = self.count * 10 // max(self.total, 1)
-        if tenth > self.said:
-            self.said = tenth
-            print(f"{self.label}: {self.count}/{self.total} {self.unit}s", file=sys.stderr, flush=True)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
 
 
 def summarize(failed: Iterable[dict[str, str]], keys: list[str]) -> list[str]:
