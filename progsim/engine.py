@@ -30,6 +30,15 @@ def engine_binary() -> Path:
                             "the engine and installs it on the PATH), or set PROGSIM_ENGINE")
 
 
+def smpi_tool(name: str) -> str:
+    """Stock SMPI's `name` (smpirun, smpicc) of the SimGrid the engine in this tree was built on: the one `make
+    setup` built (scripts/build_simgrid.sh, named in build/simgrid-prefix.txt), else the one on the PATH."""
+    prefix_file = REPOSITORY / "build" / "simgrid-prefix.txt"
+    prefix = prefix_file.read_text().strip() if prefix_file.is_file() else ""
+    tool = Path(prefix) / "bin" / name
+    return str(tool) if prefix and tool.is_file() else name
+
+
 def progress_mechanisms() -> tuple[str, ...]:
     """The mechanisms the built engine knows (models/progress/Registry.cpp), or the usual five before a build."""
     try:
@@ -103,11 +112,11 @@ def replay(trace: Path, compiled: Compiled, progress: str, out: Path | None = No
 
 
 def smpi_replay_time(trace: Path, compiled: Compiled, extra: list[str] | None = None) -> float:
-    """The simulated time that stock `smpirun -replay` (SimGrid 3.32) prints for this trace and platform, with the
+    """The simulated time that stock `smpirun -replay` (SimGrid 3.32, smpi_tool) prints for this trace and platform, with the
     platform's SimGrid settings (its network model), as progsim-engine gets them."""
     simgrid_settings = [arg for arg in compiled.engine_config if not arg.startswith("--cfg=progsim/")]
-    arguments = ["smpirun", "-np", str(compiled.ranks), "-platform", str(compiled.platform_xml), "-hostfile",
-                 str(compiled.hostfile), "-replay", str(trace), "--cfg=smpi/display-timing:yes",
+    arguments = [smpi_tool("smpirun"), "-np", str(compiled.ranks), "-platform", str(compiled.platform_xml),
+                 "-hostfile", str(compiled.hostfile), "-replay", str(trace), "--cfg=smpi/display-timing:yes",
                  "--log=smpi_config.thres:warning", "--log=xbt_cfg.thres:warning", *simgrid_settings, *(extra or [])]
     done = subprocess.run(arguments, capture_output=True, text=True)
     # display-timing prints the clock at the end with 6 significant digits (the replay's own line has 6 decimals).

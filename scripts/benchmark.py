@@ -29,7 +29,7 @@ for folder in (REPOSITORY, SCRIPTS):
 # fmt is imported from here by benchmark_apps.py, with the other shared helpers
 from benchmark_report import (SMPI, Measure, Row, fmt, plot, print_table, size_text, summary,  # noqa: E402,F401
                               table, write_csv)
-from progsim.engine import engine_binary, progress_mechanisms  # noqa: E402
+from progsim.engine import engine_binary, progress_mechanisms, smpi_tool  # noqa: E402
 from progsim.platform import Compiled, compile_platform, load_platform  # noqa: E402
 from progsim.platform.model import parse_quantity  # noqa: E402
 from progsim.tracegen import ring_lines, write_trace  # noqa: E402
@@ -152,8 +152,8 @@ def engine_command(trace: Path, compiled: Compiled, mechanism: str, settings: Se
 
 
 def smpi_command(trace: Path, compiled: Compiled) -> list[str]:
-    arguments = ["smpirun", "-np", str(compiled.ranks), "-platform", str(compiled.platform_xml), "-hostfile",
-                 str(compiled.hostfile), "-replay", str(trace), "--cfg=smpi/display-timing:yes",
+    arguments = [smpi_tool("smpirun"), "-np", str(compiled.ranks), "-platform", str(compiled.platform_xml),
+                 "-hostfile", str(compiled.hostfile), "-replay", str(trace), "--cfg=smpi/display-timing:yes",
                  "--log=smpi_config.thres:warning", "--log=xbt_cfg.thres:warning"]
     if compiled.ranks >= PRIVATIZATION_OFF_FROM:
         arguments.append("--cfg=smpi/privatization:no")

@@ -60,6 +60,9 @@ set -euo pipefail
 export LC_ALL=C
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# smpicc and smpirun of the SimGrid the engine was built on (build/simgrid-prefix.txt), when `make setup` built one.
+SIMGRID_PREFIX="$(cat "$ROOT/build/simgrid-prefix.txt" 2>/dev/null || true)"
+[ -n "$SIMGRID_PREFIX" ] && PATH="$SIMGRID_PREFIX/bin:$PATH"
 
 usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '$d' -e 's/^# \{0,1\}//'; }
 

@@ -33,6 +33,9 @@ export LC_ALL=C
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+# smpicc and smpirun of the SimGrid the engine was built on (build/simgrid-prefix.txt), when `make setup` built one.
+SIMGRID_PREFIX="$(cat "$ROOT/build/simgrid-prefix.txt" 2>/dev/null || true)"
+[ -n "$SIMGRID_PREFIX" ] && PATH="$SIMGRID_PREFIX/bin:$PATH"
 APPS=validation/apps
 TRACES=validation/traces
 

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 # clang-14 and libclang-rt-14-dev: the trace reader's fuzz harness (libFuzzer and sanitizers, tests/fuzz);
 # pajeng, vite, xvfb: PajeNG's pj_dump and ViTE (under a virtual X server) read the Paje timelines; chromium: the
 # gallery's browser test
-APT_PACKAGES=(libsimgrid-dev cmake ninja-build g++ gcc pkg-config libgtest-dev libboost-dev zlib1g-dev python3 python3-pip
+APT_PACKAGES=(libsimgrid-dev curl cmake ninja-build g++ gcc pkg-config libgtest-dev libboost-dev zlib1g-dev python3 python3-pip
               clang-14 libclang-rt-14-dev openmpi-bin libopenmpi-dev mpich libmpich-dev pajeng vite xvfb xauth
               chromium)
 missing=()
@@ -32,7 +32,14 @@ assert hypothesis.__version_info__ >= (6, 62)" 2>/dev/null; then
     || "$PYTHON" -m pip install --quiet --break-system-packages "${PY_PACKAGES[@]}"
 fi
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# SimGrid 3.32 as Debian has it, but for one container that makes it slow with thousands of ranks: built once into
+# ~/.cache/progsim/simgrid (about 10 minutes), unless the installed SimGrid is 3.34 or newer (scripts/build_simgrid.sh).
+SIMGRID_PREFIX=$(scripts/build_simgrid.sh)
+# CMake keeps what pkg-config found: a build configured on another SimGrid starts afresh.
+if [ -f build/CMakeCache.txt ] && [ "$(cat build/simgrid-prefix.txt 2>/dev/null)" != "$SIMGRID_PREFIX" ]; then
+  rm -f build/CMakeCache.txt
+fi
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROGSIM_SIMGRID_PREFIX="$SIMGRID_PREFIX" >/dev/null
 cmake --build build
 
 # The engine also goes on the PATH, so that a `progsim` installed with `pip install .` (which holds no build)

@@ -20,6 +20,7 @@ import pytest
 
 from analytic_platform import BIG, COPY_BANDWIDTH, NIC_BANDWIDTH, OVERHEAD, replay
 from conftest import REPOSITORY, run_cli
+from progsim.engine import smpi_tool
 
 RANKS = 4
 COMPUTE = 0.02  # seconds, at the analytic platform's 1 Gflop/s
@@ -106,14 +107,14 @@ def test_ideal_matches_smpi_running_the_program(tmp_path: Path, platform_name: s
     from progsim.platform.model import PlacementSpec
 
     program = tmp_path / "nbc"
-    subprocess.run(["smpicc", "-O2", str(REPOSITORY / "validation" / "apps" / "nbc.c"), "-o", str(program)],
+    subprocess.run([smpi_tool("smpicc"), "-O2", str(REPOSITORY / "validation" / "apps" / "nbc.c"), "-o", str(program)],
                    check=True, capture_output=True)
     platform = load_platform(REPOSITORY / "platforms" / f"{platform_name}.yaml")
     platform = dataclasses.replace(platform, placement=PlacementSpec("block", ranks_per_node))
     compiled = compile_platform(platform, tmp_path / "platform", 16)
     simgrid_settings = [arg for arg in compiled.engine_config if not arg.startswith("--cfg=progsim/")]
     trace = tmp_path / "ti"
-    done = subprocess.run(["smpirun", "-np", "16", "-platform", str(compiled.platform_xml), "-hostfile",
+    done = subprocess.run([smpi_tool("smpirun"), "-np", "16", "-platform", str(compiled.platform_xml), "-hostfile",
                            str(compiled.hostfile), "-trace-ti", "-trace-file", str(trace), str(program), "1", "16384",
                            "0", "--cfg=smpi/simulate-computation:no", "--cfg=smpi/display-timing:yes",
                            "--log=smpi_config.thres:warning", "--log=xbt_cfg.thres:warning", *simgrid_settings],

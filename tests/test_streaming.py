@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from conftest import REPOSITORY, write_platform, write_ranks
-from progsim.engine import engine_binary
+from progsim.engine import engine_binary, smpi_tool
 
 PLATFORM = """\
     name: streaming
@@ -136,10 +136,10 @@ def test_a_shared_file_written_by_smpirun_replays_as_the_per_rank_capture(tmp_pa
     emitted = subprocess.run(["bash", "scripts/capture_traces.sh", "--emit-platform", str(platform_dir)],
                              cwd=REPOSITORY, capture_output=True, text=True)
     assert emitted.returncode == 0, emitted.stderr
-    built = subprocess.run(["smpicc", "-O2", str(REPOSITORY / "validation/apps/halo2d.c"), "-o",
+    built = subprocess.run([smpi_tool("smpicc"), "-O2", str(REPOSITORY / "validation/apps/halo2d.c"), "-o",
                             str(tmp_path / "halo2d")], capture_output=True, text=True)
     assert built.returncode == 0, built.stderr
-    captured = subprocess.run(["smpirun", "-np", "64", "-platform", str(platform_dir / "platform.xml"), "-hostfile",
+    captured = subprocess.run([smpi_tool("smpirun"), "-np", "64", "-platform", str(platform_dir / "platform.xml"), "-hostfile",
                                str(platform_dir / "hostfile"), "-trace-ti", "--cfg=tracing/filename:ti",
                                "--cfg=tracing/smpi/format/ti-one-file:yes", "--cfg=smpi/simulate-computation:no",
                                "./halo2d", "8", "8", "10", "32768", "5", "256"],

@@ -9,6 +9,9 @@
 #ifndef PROGSIM_VERSION
 #define PROGSIM_VERSION "unknown"
 #endif
+#ifndef PROGSIM_SIMGRID_BUILD
+#define PROGSIM_SIMGRID_BUILD "unknown"
+#endif
 #include "progsim_commit.hpp" // generated at every build (cmake/commit.cmake)
 
 namespace progsim::output {
@@ -39,7 +42,7 @@ std::string sha1_of_file(const std::string& path)
 
 Provenance make_provenance(int argc, char** argv, const std::vector<std::pair<std::string, std::string>>& inputs)
 {
-  Provenance provenance{PROGSIM_VERSION, PROGSIM_COMMIT, {}, {}};
+  Provenance provenance{PROGSIM_VERSION, PROGSIM_COMMIT, {}, {}, PROGSIM_SIMGRID_BUILD};
   // The outputs' own paths are left out: the same inputs give the same bytes wherever the results go.
   for (int i = 0; i < argc; i++) {
     std::string arg = argv[i];

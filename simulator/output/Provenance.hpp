@@ -17,6 +17,7 @@ struct Provenance {
   std::string commit;                 // of the source tree the engine was configured from
   std::vector<std::string> command;   // the engine's command line, but for the output paths
   std::vector<InputFile> inputs;
+  std::string simgrid_build;          // which SimGrid the engine was built on (CMakeLists.txt)
 };
 
 /** The SHA-1 of a file's bytes, in hexadecimal; throws std::runtime_error if it cannot be read. */

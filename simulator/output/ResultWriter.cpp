@@ -112,6 +112,7 @@ void write_results(const std::string& path, const mpi::World& world, const RunDe
   out << "  ],\n";
   out << "  \"simgrid\": {\"version\": " << quoted(std::to_string(SIMGRID_VERSION_MAJOR) + "." +
                                                     std::to_string(SIMGRID_VERSION_MINOR))
+      << ", \"build\": " << quoted(provenance.simgrid_build)
       << ", \"network/model\": " << quoted(simgrid::config::get_value<std::string>("network/model"))
       << ", \"surf/precision\": " << number(simgrid::config::get_value<double>("surf/precision")) << "}\n";
   out << "}\n";
