@@ -402,22 +402,17 @@ Transfer Endpoint::transfer(int from, int to, int64_t bytes, bool data)
 
 void Endpoint::progress(StepRunner& runner)
 {
-  // One look at the runner's followed transfers per step (test_any is a single call into SimGrid).
-  std::vector<sg4::ActivityPtr> watched;
+  // A transfer is over once SimGrid gave it a finish time: a look at it needs no simcall, where
+  // Activity::test_any costs one per look (and most looks find nothing ready). Steps run in the order their
+  // transfers were followed, as test_any would find them.
   while (true) {
-    watched.clear();
-    add_activities(watched, runner);
-    ssize_t ready = watched.empty() ? -1 : sg4::Activity::test_any(watched);
-    if (ready < 0)
-      break;
-    // test_any yields: another runner of this endpoint may have taken that step, or others, meanwhile.
-    auto it = std::find_if(followed_.begin(), followed_.end(), [&watched, ready](const Followed& f) {
-      return f.activity == watched[ready];
+    auto it = std::find_if(followed_.begin(), followed_.end(), [this, &runner](const Followed& f) {
+      return handles(runner, *f.runner) && f.activity->get_finish_time() >= 0;
     });
     if (it == followed_.end())
-      continue;
+      break;
     if (world_.observes_steps()) // the step could run once its last flow ended (maybe long before a runner looked)
-      it->arrival_time = std::max({it->arrival_time, it->origin_time, watched[ready]->get_finish_time()});
+      it->arrival_time = std::max({it->arrival_time, it->origin_time, it->activity->get_finish_time()});
     if (not it->after.empty()) { // the step waits for the transfer's other flows too
       it->activity = it->after.back();
       it->after.pop_back();
