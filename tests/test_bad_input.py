@@ -7,18 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPOSITORY, run_cli, write_platform, write_ranks
+from conftest import REPOSITORY, SMALL_PLATFORM, run_cli, write_platform, write_ranks
 
-SMALL_PLATFORM = """\
-    name: small
-    nodes: 2
-    node: {sockets: 1, numa_per_socket: 1, cores_per_numa: 2, core_speed: 1.0e+9,
-           memory: {bandwidth: 1.0e+10, latency: 1.0e-7}}
-    nics: [{numa: 0, bandwidth: 1.0e+10, latency: 1.0e-6}]
-    interconnect: {topology: flat, link: {bandwidth: 1.0e+10, latency: 1.0e-7}}
-    mpi: {eager_threshold: 65536, rendezvous: get}
-    placement: {policy: block, ranks_per_node: 1}
-    """
 
 TWO_RANKS = ["0 init\n0 send 1 0 100\n0 finalize", "1 init\n1 recv 0 0 100\n1 finalize"]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPOSITORY, write_platform, write_ranks
+from conftest import REPOSITORY, SMALL_PLATFORM, write_platform, write_ranks
 from progsim.engine import smpi_tool
 
 PREFIX_FILE = REPOSITORY / "build" / "simgrid-prefix.txt"
@@ -55,16 +55,7 @@ def test_stock_smpi_comes_from_the_same_simgrid(tool: str) -> None:
 
 
 def test_results_name_the_simgrid_build(engine: Path, tmp_path: Path) -> None:
-    platform = write_platform(tmp_path, """
-        name: two
-        nodes: 2
-        node: {sockets: 1, numa_per_socket: 1, cores_per_numa: 1, core_speed: 1.0e+9,
-               memory: {bandwidth: 1.0e+10, latency: 1.0e-7}}
-        nics: [{numa: 0, bandwidth: 1.0e+10, latency: 1.0e-6}]
-        interconnect: {topology: flat, link: {bandwidth: 1.0e+10, latency: 1.0e-7}}
-        mpi: {eager_threshold: 65536, rendezvous: get}
-        placement: {policy: block, ranks_per_node: 1}
-    """)
+    platform = write_platform(tmp_path, SMALL_PLATFORM)
     trace = write_ranks(tmp_path, ["0 init\n0 send 1 0 1000\n0 finalize", "1 init\n1 recv 0 0 1000\n1 finalize"])
     out = tmp_path / "r.json"
     done = subprocess.run(["python3", "-m", "progsim", "replay", str(trace), "--platform", str(platform),
