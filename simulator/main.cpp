@@ -21,6 +21,7 @@
 #include <xbt/log.h>
 
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <map>
 #include <iostream>
@@ -30,6 +31,26 @@ XBT_LOG_NEW_DEFAULT_SUBCATEGORY(progsim_main, progsim, "Command line and run set
 namespace sg4 = simgrid::s4u;
 
 namespace {
+/**
+ * SimGrid guards each actor's stack with a page that splits the stack's memory mapping in two, and Linux caps a
+ * process's mappings (vm.max_map_count, 65 530 by default): tens of thousands of ranks, with an agent each, would
+ * exceed it and abort. Past half the cap (the allocator needs mappings too), stacks go unguarded, as SimGrid's
+ * documentation advises for large simulations ("Configuring the User Code Virtualization"). An explicit
+ * --cfg=contexts/guard-size wins.
+ */
+void drop_stack_guards_if_too_many(int ranks)
+{
+  if (not simgrid::config::is_default("contexts/guard-size"))
+    return;
+  long cap = 65530;
+  std::ifstream limit("/proc/sys/vm/max_map_count");
+  limit >> cap;
+  const long actors   = 2L * ranks; // a rank and, at most, a progress thread each
+  const long mappings = 2 * actors;
+  if (mappings > cap / 2)
+    simgrid::config::set_value<int>("contexts/guard-size", 0);
+}
+
 constexpr int kBadInput = 2;
 constexpr int kDeadlock = 3;
 
@@ -224,6 +245,7 @@ int main(int argc, char** argv)
     return kBadInput;
   }
 
+  drop_stack_guards_if_too_many(traces->rank_count());
   engine.load_platform(platform);
   progsim::mpi::Placement placement;
   try {
