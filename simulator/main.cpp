@@ -42,9 +42,10 @@ void drop_stack_guards_if_too_many(int ranks)
 {
   if (not simgrid::config::is_default("contexts/guard-size"))
     return;
-  long cap = 65530;
+  long cap = 0;
   std::ifstream limit("/proc/sys/vm/max_map_count");
-  limit >> cap;
+  if (not(limit >> cap))
+    cap = 65530; // Linux's default
   const long actors   = 2L * ranks; // a rank and, at most, a progress thread each
   const long mappings = 2 * actors;
   if (mappings > cap / 2)
