@@ -56,6 +56,7 @@ HEADER=$SOURCE/src/kernel/actor/ActorImpl.hpp
 sed -i -E 's/std::list<activity::ActivityImplPtr> activities_;/std::set<activity::ActivityImplPtr> activities_;/' "$HEADER"
 grep -q '^#include <set>' "$HEADER" || sed -i -E '0,/^#include <list>/s//#include <list>\n#include <set>/' "$HEADER"
 mapfile -t CALLERS < <(grep -rlE 'activities_\.(emplace_back|remove)\(' "$SOURCE/src/kernel")
+[ ${#CALLERS[@]} -gt 0 ] || { say "SimGrid $VERSION's kernel does not call activities_ as expected"; exit 1; }
 sed -i -E 's/activities_\.emplace_back\(/activities_.insert(/g; s/activities_\.remove\(/activities_.erase(/g' \
   "${CALLERS[@]}"
 # Check the edit before spending ten minutes on it: the declaration changed and no list call is left.
@@ -67,6 +68,7 @@ fi
 
 # SMPI's C tools are built (smpirun, smpicc, the replay), not Fortran, Java, Python or the documentation.
 rm -rf "$PREFIX"
+cd "$WORK" # SimGrid's configure test leaves a test_stackgrowth binary in the current folder
 cmake -S "$SOURCE" -B "$WORK/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$PREFIX" \
   -Denable_smpi=ON -Denable_fortran=OFF -Denable_java=OFF -Denable_python=OFF -Denable_documentation=OFF \
   -Denable_model-checking=OFF -Denable_ns3=OFF -Denable_msg=OFF -Denable_compile_warnings=OFF >>"$LOG" 2>&1 \
