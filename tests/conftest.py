@@ -33,17 +33,22 @@ def engine() -> Path:
     return engine_binary()  # raises if the engine is not built: a missing engine is a failure, never a skip
 
 
-# Two nodes of two cores and one NIC, a rank on each: for tests of inputs and outputs, not of timings.
-SMALL_PLATFORM = """\
-    name: small
-    nodes: 2
-    node: {sockets: 1, numa_per_socket: 1, cores_per_numa: 2, core_speed: 1.0e+9,
-           memory: {bandwidth: 1.0e+10, latency: 1.0e-7}}
-    nics: [{numa: 0, bandwidth: 1.0e+10, latency: 1.0e-6}]
-    interconnect: {topology: flat, link: {bandwidth: 1.0e+10, latency: 1.0e-7}}
-    mpi: {eager_threshold: 65536, rendezvous: get}
-    placement: {policy: block, ranks_per_node: 1}
+def flat_platform(name: str, nodes: int, cores: int, ranks_per_node: int) -> str:
+    """A flat cluster of one-NUMA-domain nodes with one NIC each, ranks placed by block: for tests of inputs,
+    outputs and scale, not of timings."""
+    return f"""\
+    name: {name}
+    nodes: {nodes}
+    node: {{sockets: 1, numa_per_socket: 1, cores_per_numa: {cores}, core_speed: 1.0e+9,
+           memory: {{bandwidth: 1.0e+10, latency: 1.0e-7}}}}
+    nics: [{{numa: 0, bandwidth: 1.0e+10, latency: 1.0e-6}}]
+    interconnect: {{topology: flat, link: {{bandwidth: 1.0e+10, latency: 1.0e-7}}}}
+    mpi: {{eager_threshold: 65536, rendezvous: get}}
+    placement: {{policy: block, ranks_per_node: {ranks_per_node}}}
     """
+
+
+SMALL_PLATFORM = flat_platform("small", nodes=2, cores=2, ranks_per_node=1)
 
 
 def write_platform(directory: Path, text: str) -> Path:

@@ -8,20 +8,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import run_cli, write_platform
+from conftest import flat_platform, run_cli, write_platform
 
 RANKS = 16384
 
-PLATFORM = """\
-    name: many
-    nodes: 1024
-    node: {sockets: 1, numa_per_socket: 1, cores_per_numa: 16, core_speed: 1.0e+9,
-           memory: {bandwidth: 1.0e+10, latency: 1.0e-7}}
-    nics: [{numa: 0, bandwidth: 1.0e+10, latency: 1.0e-6}]
-    interconnect: {topology: flat, link: {bandwidth: 1.0e+10, latency: 1.0e-7}}
-    mpi: {eager_threshold: 65536, rendezvous: get}
-    placement: {policy: block, ranks_per_node: 16}
-    """
+PLATFORM = flat_platform("many", nodes=RANKS // 16, cores=16, ranks_per_node=16)
 
 
 def test_sixteen_thousand_ranks_with_a_progress_thread_each_run(tmp_path: Path) -> None:
