@@ -1,5 +1,5 @@
-"""The SimGrid progsim runs on: the one `make setup` built (scripts/build_simgrid.sh: 3.32 with 3.34's activity set)
-when the installed SimGrid is older than 3.34, for the engine and for stock SMPI alike."""
+"""The SimGrid progsim runs on: the one `make setup` built (scripts/build_simgrid.sh: 3.32 with 3.34's activity set
+and paced host-to-host transfers) when the installed SimGrid is older than 3.34, for the engine and for stock SMPI alike."""
 
 from __future__ import annotations
 
@@ -63,5 +63,6 @@ def test_results_name_the_simgrid_build(engine: Path, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     simgrid = json.loads(out.read_text())["simgrid"]
     assert simgrid["version"] == "3.32"
-    expected = "3.32 with 3.34's activity set (scripts/build_simgrid.sh)" if built_prefix() else "as installed"
+    expected = ("3.32 with 3.34's activity set and paced sendto (scripts/build_simgrid.sh)" if built_prefix()
+                else "as installed")
     assert simgrid["build"] == expected

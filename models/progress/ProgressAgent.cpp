@@ -21,7 +21,9 @@ void ProgressAgent::keep_load()
     load_ = sg4::this_actor::exec_init(1e300);
     load_->set_bound(reserved_bound_);
     if (reserved_ahead_)
-      load_->set_priority(kAheadOfRanks);
+      load_->set_priority(kAheadOfRanks * reserved_loads_);
+    else if (reserved_loads_ > 1)
+      load_->set_priority(reserved_loads_);
     load_->start();
   } else if (not wanted && load_) {
     load_->cancel();

@@ -27,11 +27,14 @@ public:
   const std::vector<mpi::Endpoint*>& endpoints() const { return endpoints_; }
   void ring(mpi::Endpoint&) override;
   /** Keeps a core of its host busy for as long as the agent runs: `bound` flop/s, ahead of the ranks when
-   * `ahead` (a reserved core: the ranks cannot have it), or sharing fairly (idle polling). */
-  void reserve(double bound, bool ahead)
+   * `ahead` (a reserved core: the ranks cannot have it), or sharing fairly (idle polling). The load may stand for
+   * `loads` equal ones (every thread's polling on a host): max-min sharing gives a load of priority n and bound
+   * n x b exactly what it gives n loads of bound b, with one activity instead of n. */
+  void reserve(double bound, bool ahead, int loads = 1)
   {
     reserved_bound_ = bound;
     reserved_ahead_ = ahead;
+    reserved_loads_ = loads;
   }
   /** Asks the agent to end once every rank is done (it is not a daemon: it ends cleanly). */
   void stop();
@@ -52,6 +55,7 @@ private:
   bool load_paused_      = false;
   double reserved_bound_ = 0;
   bool reserved_ahead_   = false;
+  int reserved_loads_    = 1;
   bool stopping_         = false;
   bool waiting_          = false; // blocked in its wait: new work must ring
 };

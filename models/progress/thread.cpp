@@ -23,6 +23,7 @@
 #include <simgrid/s4u/Mutex.hpp>
 #include <xbt/log.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -211,6 +212,17 @@ private:
   SharedCore* shared_core_; // null unless the thread spins on its rank's core
 };
 
+/**
+ * The idle polling of a group of threads of one host, as one CPU load: an agent with no endpoint, which only starts
+ * and cancels its load. Max-min sharing gives a load of priority n and bound n x b what it gives n loads of bound b,
+ * and SimGrid bounds an execution at one core: a group is as many threads as one core holds.
+ */
+class PollingLoad : public ProgressAgent {
+public:
+  std::string_view name() const override { return "idle-polling"; }
+  void execute(mpi::Endpoint&, const mpi::StepWork&) override {}
+};
+
 class ThreadProgress : public ProgressModel {
 public:
   explicit ThreadProgress(const Parameters& p) : ProgressModel(CallCosts::of(p)), parameters_(p) {}
@@ -253,6 +265,14 @@ public:
       if (not mpi::holds_a_core(event.activity) && it != queues_.end() && it->second->waiting > 0)
         it->second->core_free->notify_all();
     });
+    std::vector<std::pair<sg4::Host*, int>> threads_on; // by host, in the order of their first rank
+    std::map<const sg4::Host*, size_t> host_index;
+    for (int rank = 0; rank < world.size(); rank++) {
+      auto [it, fresh] = host_index.try_emplace(world.host_of(rank), threads_on.size());
+      if (fresh)
+        threads_on.emplace_back(world.host_of(rank), 0);
+      threads_on[it->second].second++;
+    }
     for (int rank = 0; rank < world.size(); rank++) {
       mpi::Endpoint& endpoint = world.endpoint(rank);
       auto& queue             = queues_[endpoint.host()];
@@ -263,11 +283,12 @@ public:
         core = shared_cores_.emplace_back(std::make_unique<SharedCore>(parameters_.sched_quantum)).get();
       auto thread = std::make_shared<ProgressThread>(parameters_, *queue, core);
       thread->serve(endpoint);
-      if (polling_share() > 0 && not parameters_.thread_spare_core) // idle polling keeps part of a core busy
-        thread->reserve(polling_share() * endpoint.host()->get_speed(), false);
       threads_.push_back(thread);
       sg4::Actor::create("progress-thread-" + std::to_string(rank), endpoint.host(), [thread]() { (*thread)(); });
     }
+    if (polling_share() > 0 && not parameters_.thread_spare_core) // idle polling keeps part of a core busy
+      for (auto const& [host, threads] : threads_on)
+        start_polling_loads(host, threads);
   }
 
   int extra_cpu_users(const mpi::World& world, const sg4::Host* host) const override
@@ -282,14 +303,16 @@ public:
 
   void pause_background(bool paused) override
   {
-    for (auto& thread : threads_)
-      thread->pause_load(paused);
+    for (auto& load : polling_loads_)
+      load->pause_load(paused);
   }
 
   void stop(mpi::World&) override
   {
     for (auto& thread : threads_)
       thread->stop();
+    for (auto& load : polling_loads_)
+      load->stop();
   }
 
   double background_cpu_seconds(const mpi::Endpoint& endpoint, double lifetime) const override
@@ -300,8 +323,22 @@ public:
   }
 
 private:
+  /** The idle polling of the `threads` threads of `host`, in as few loads as SimGrid's one-core bound allows. */
+  void start_polling_loads(sg4::Host* host, int threads)
+  {
+    const int per_load = std::max(1, static_cast<int>(std::floor(1 / polling_share())));
+    for (int first = 0; first < threads; first += per_load) {
+      int group = std::min(per_load, threads - first);
+      auto load = std::make_shared<PollingLoad>();
+      load->reserve(group * polling_share() * host->get_speed(), false, group);
+      polling_loads_.push_back(load);
+      sg4::Actor::create("idle-polling-" + host->get_name(), host, [load]() { (*load)(); });
+    }
+  }
+
   const Parameters parameters_;
   std::vector<std::shared_ptr<ProgressThread>> threads_;
+  std::vector<std::shared_ptr<PollingLoad>> polling_loads_;
   std::map<const sg4::Host*, std::unique_ptr<CoreQueue>> queues_;
   std::vector<std::unique_ptr<SharedCore>> shared_cores_; // by rank, when threads spin on their ranks' cores
 };

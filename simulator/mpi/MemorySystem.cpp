@@ -151,6 +151,7 @@ BusTraffic MemorySystem::load(sg4::Host* from, sg4::Host* memory, int64_t bytes,
   // The policy's weight: one flow as several equal transfers, each with its part of the bytes and of the rate.
   const int parts = policy_->transfers_per_flow(user);
   BusTraffic traffic;
+  traffic.paced = rate > 0;
   for (int part = 0; part < parts; part++) {
     auto share = static_cast<uint64_t>(bytes / parts + (part < bytes % parts ? 1 : 0));
     if (share == 0)
@@ -159,18 +160,10 @@ BusTraffic MemorySystem::load(sg4::Host* from, sg4::Host* memory, int64_t bytes,
       traffic.transfers.push_back(sg4::Comm::sendto_async(from, memory, share));
       continue;
     }
-    // SimGrid 3.32 bounds the rate of mailbox communications only: the calling actor, on `from`, sends to the
-    // memory's permanent receiver, so that the transfer starts at once and lands on `memory`.
     xbt_assert(sg4::this_actor::get_host() == from, "a rate-bounded memory flow is sent from its caller's host");
-    static char nothing = 0; // no data travels
-    sg4::CommPtr flow = mailbox_of(memory)->put_init(&nothing, share);
-    flow->set_rate(rate / parts);
-    if (write_back) {
-      flow->detach(); // it outlives its sender if need be
-      continue;
-    }
-    flow->start();
-    traffic.transfers.push_back(flow);
+    traffic.transfers.push_back(paced_flow(from, memory, share, rate / parts, write_back));
+    if (traffic.transfers.back() == nullptr) // a detached mailbox write-back: SimGrid keeps it
+      traffic.transfers.pop_back();
   }
   if (write_back) {
     // Nobody waits for them: they end on their own, roughly in the order they started.
@@ -180,6 +173,33 @@ BusTraffic MemorySystem::load(sg4::Host* from, sg4::Host* memory, int64_t bytes,
     return {};
   }
   return traffic;
+}
+
+sg4::CommPtr MemorySystem::paced_flow(sg4::Host* from, sg4::Host* memory, uint64_t bytes, double rate, bool detached)
+{
+#ifdef PROGSIM_PACED_SENDTO
+  // SimGrid built by scripts/build_simgrid.sh keeps the rate of a host-to-host transfer (set before its ends).
+  (void)detached; // such a transfer is detached already
+  sg4::CommPtr flow = sg4::Comm::sendto_init();
+  flow->set_payload_size(bytes);
+  flow->set_rate(rate);
+  flow->set_source(from);
+  flow->set_destination(memory); // starts it
+  return flow;
+#else
+  // Otherwise SimGrid bounds the rate of mailbox transfers only: the calling actor, on `from`, sends to the
+  // memory's permanent receiver, so that the transfer starts at once and lands on `memory`.
+  (void)from; // the caller's host
+  static char nothing = 0; // no data travels
+  sg4::CommPtr flow = mailbox_of(memory)->put_init(&nothing, bytes);
+  flow->set_rate(rate);
+  if (detached) {
+    flow->detach(); // it outlives its sender if need be
+    return nullptr;
+  }
+  flow->start();
+  return flow;
+#endif
 }
 
 sg4::Mailbox* MemorySystem::mailbox_of(sg4::Host* memory)

@@ -22,6 +22,7 @@ namespace progsim::mpi {
 struct BusTraffic {
   std::vector<simgrid::s4u::CommPtr> transfers;
   MemoryDemand demand; // a stream's: the links whose latency it loads until MemorySystem::ended
+  bool paced = false;  // every flow is bounded at its part of the rate asked: none ends before bytes / rate
   bool empty() const { return transfers.empty(); }
   void wait() const
   {
@@ -71,6 +72,10 @@ public:
 private:
   BusTraffic load(simgrid::s4u::Host* from, simgrid::s4u::Host* memory, int64_t bytes,
                   models::contention::BusUser user, double rate, bool write_back = false);
+  /** A flow of `bytes` from `from` to `memory` bounded at `rate` B/s, started; null when `detached` leaves it to
+   * SimGrid. */
+  simgrid::s4u::CommPtr paced_flow(simgrid::s4u::Host* from, simgrid::s4u::Host* memory, uint64_t bytes, double rate,
+                                   bool detached);
   /** The mailbox whose permanent receiver, an actor on `memory`, makes a rate-bounded transfer land there. */
   simgrid::s4u::Mailbox* mailbox_of(simgrid::s4u::Host* memory);
 

@@ -10,7 +10,10 @@
 #include "protocol/Protocols.hpp"
 #include "trace/TraceSource.hpp"
 
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
 
 #include <gtest/gtest.h>
 
@@ -106,4 +109,52 @@ TEST(Simulation, IdealReproducesSmpisSingleTransfer)
 {
   // SMPI's assumption: no overheads, the sender detached below 64 KiB, the receiver done when the transfer ends.
   EXPECT_EQ(simulate("ideal", 0.0, kLatency + (1000 + 16) / kBandwidth), 0);
+}
+
+namespace {
+/** Sends `bytes` from host a to host b as a direct host-to-host transfer bounded at `rate` B/s, in a child process;
+ * returns the child's exit status: 0 when it took `expected` seconds. */
+int paced_transfer(double bytes, double rate, double expected)
+{
+  pid_t child = fork();
+  if (child == 0) {
+    fs::path dir = write_inputs();
+    std::vector<std::string> args = {"test", "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0",
+                                     "--log=root.thres:critical"};
+    std::vector<char*> argv;
+    for (auto& arg : args)
+      argv.push_back(arg.data());
+    int argc = static_cast<int>(argv.size());
+    sg4::Engine engine(&argc, argv.data());
+    engine.load_platform((dir / "platform.xml").string());
+    double took = -1;
+    sg4::Actor::create("sender", sg4::Host::by_name("a"), [&took, bytes, rate]() {
+      sg4::CommPtr flow = sg4::Comm::sendto_init();
+      flow->set_payload_size(static_cast<uint64_t>(bytes));
+      flow->set_rate(rate);
+      flow->set_source(sg4::Host::by_name("a"));
+      flow->set_destination(sg4::Host::by_name("b"));
+      flow->wait();
+      took = sg4::Engine::get_clock();
+    });
+    engine.run();
+    fs::remove_all(dir);
+    _exit(std::fabs(took - expected) <= 1e-9 * expected ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+} // namespace
+
+TEST(Simulation, TheSimgridBuildKeepsOrIgnoresTheRateOfHostToHostTransfersAsCMakeSaid)
+{
+  // Memory flows rely on it (MemorySystem::paced_flow): scripts/build_simgrid.sh patches SimGrid so that a direct
+  // transfer keeps its rate; stock SimGrid bounds mailbox transfers only. 1 MB at 100 MB/s over a 1 GB/s, 1 us link.
+  const double bytes = 1e6, rate = 1e8;
+#ifdef PROGSIM_PACED_SENDTO
+  EXPECT_EQ(paced_transfer(bytes, rate, kLatency + bytes / rate), 0);
+#else
+  EXPECT_EQ(paced_transfer(bytes, rate, kLatency + bytes / kBandwidth), 0);
+#endif
 }
