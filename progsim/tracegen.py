@@ -26,15 +26,19 @@ def ring_lines(ranks: int, iterations: int, message_bytes: int, flops: float) ->
 def write_trace(traces: list[list[str]], directory: Path, shared: bool = False) -> Path:
     """Writes per-rank files (or one shared file) and the list file SMPI's replay takes; returns the list file.
 
-    The list names files by absolute path, because SMPI opens them relative to the current folder.
+    The list names files by absolute path, because SMPI opens them relative to the current folder. A shared file
+    holds every rank's first line, then every rank's second line, and so on: roughly the order of time for ranks
+    that run alike, the order in which a replay that reads the file once consumes it (a file sorted by rank would
+    make it hold the whole trace while the first rank runs ahead).
     """
     directory.mkdir(parents=True, exist_ok=True)
     listing = directory / "trace_list.txt"
     if shared:
         shared_path = directory / "trace-all.txt"
         with shared_path.open("w") as out:
-            for lines in traces:
-                out.write("\n".join(lines) + "\n")
+            longest = max((len(lines) for lines in traces), default=0)
+            for index in range(longest):
+                out.write("".join(lines[index] + "\n" for lines in traces if index < len(lines)))
         listing.write_text(f"{shared_path.resolve()}\n")
         return listing
     names = []

@@ -88,3 +88,18 @@ def test_application_benchmark_runs_on_a_shipped_capture() -> None:
     assert [line[3] for line in lines] == ["ideal", "none", "smpi"], done.stdout
     assert all(line[1] == "16" for line in lines)
     assert "check hmmsearch-16: ideal" in done.stdout and "OK" in done.stdout
+
+
+def test_a_shared_trace_file_holds_the_ranks_lines_in_turn(tmp_path) -> None:
+    """The engine reads a shared file once and queues what lies ahead of each rank's next line: written rank after
+    rank, the whole trace would wait in memory while rank 0 runs; written in turn, about one line per rank."""
+    from progsim.tracegen import ring_lines, write_trace
+
+    traces = ring_lines(3, 2, 100, 1e3)
+    listing = write_trace(traces, tmp_path, shared=True)
+    lines = open(listing.read_text().strip()).read().splitlines()
+    assert sorted(lines) == sorted(line for rank in traces for line in rank)
+    owners = [int(line.split()[0]) for line in lines]
+    assert owners == [0, 1, 2] * len(traces[0])
+    for rank, own in enumerate(traces):  # each rank's lines keep their order
+        assert [line for line in lines if line.startswith(f"{rank} ")] == own
