@@ -23,6 +23,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,24 @@ fs::path write_inputs()
   return dir;
 }
 
+/** A SimGrid engine on the inline platform of `dir`, with the analytical network model and `extra` settings. */
+std::unique_ptr<sg4::Engine> make_engine(const fs::path& dir, const std::string& extra = "")
+{
+  // The command line outlives the call: SimGrid keeps pointers into it. One engine per (child) process.
+  static std::vector<std::string> args = {"test", "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0",
+                                          "--log=root.thres:critical"};
+  static std::vector<char*> argv;
+  static int argc = 0;
+  if (not extra.empty())
+    args.push_back(extra);
+  for (auto& arg : args)
+    argv.push_back(arg.data());
+  argc        = static_cast<int>(argv.size());
+  auto engine = std::make_unique<sg4::Engine>(&argc, argv.data());
+  engine->load_platform((dir / "platform.xml").string());
+  return engine;
+}
+
 /** Runs the message under `progress` in a child process; the child exits 0 when both end times match. */
 int simulate(const std::string& progress, double expected_sender, double expected_receiver)
 {
@@ -64,14 +83,7 @@ int simulate(const std::string& progress, double expected_sender, double expecte
   if (child == 0) {
     fs::path dir = write_inputs();
     progsim::declare_parameters();
-    std::vector<std::string> args = {"test", "--cfg=progsim/progress:" + progress, "--cfg=network/model:CM02",
-                                     "--cfg=network/crosstraffic:0", "--log=root.thres:critical"};
-    std::vector<char*> argv;
-    for (auto& arg : args)
-      argv.push_back(arg.data());
-    int argc = static_cast<int>(argv.size());
-    sg4::Engine engine(&argc, argv.data());
-    engine.load_platform((dir / "platform.xml").string());
+    auto engine = make_engine(dir, "--cfg=progsim/progress:" + progress);
     auto parameters = progsim::Parameters::from_flags();
     progsim::trace::TraceSource traces((dir / "list.txt").string());
     auto placement  = progsim::read_placement((dir / "hostfile").string(), 2);
@@ -81,7 +93,7 @@ int simulate(const std::string& progress, double expected_sender, double expecte
                               progsim::models::collectives::smpi_default::make_collectives(),
                               progsim::models::contention::make_bus_policy(parameters));
     world.start();
-    engine.run();
+    engine->run();
     fs::remove_all(dir);
     auto close = [](double a, double b) { return std::fabs(a - b) <= 1e-6 * b + 1e-12; };
     bool ok = world.all_finished() && close(world.record(0).end_time, expected_sender) &&
@@ -119,14 +131,7 @@ int paced_transfer(double bytes, double rate, double expected)
   pid_t child = fork();
   if (child == 0) {
     fs::path dir = write_inputs();
-    std::vector<std::string> args = {"test", "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0",
-                                     "--log=root.thres:critical"};
-    std::vector<char*> argv;
-    for (auto& arg : args)
-      argv.push_back(arg.data());
-    int argc = static_cast<int>(argv.size());
-    sg4::Engine engine(&argc, argv.data());
-    engine.load_platform((dir / "platform.xml").string());
+    auto engine = make_engine(dir);
     double took = -1;
     sg4::Actor::create("sender", sg4::Host::by_name("a"), [&took, bytes, rate]() {
       sg4::CommPtr flow = sg4::Comm::sendto_init();
@@ -137,7 +142,7 @@ int paced_transfer(double bytes, double rate, double expected)
       flow->wait();
       took = sg4::Engine::get_clock();
     });
-    engine.run();
+    engine->run();
     fs::remove_all(dir);
     _exit(std::fabs(took - expected) <= 1e-9 * expected ? 0 : 1);
   }
