@@ -137,7 +137,9 @@ public:
         return false;
     }
     out = queue.actions[queue.head++];
-    if (queue.head >= 1024 && 2 * queue.head >= queue.actions.size()) { // drop what was given out
+    // Drop what was given out once it is half the queue: a queue that is never empty when its rank asks (the file
+    // read one line ahead of it) would otherwise keep every action it ever held. Each action moves once at most.
+    if (2 * queue.head >= queue.actions.size()) {
       queue.actions.erase(queue.actions.begin(), queue.actions.begin() + static_cast<std::ptrdiff_t>(queue.head));
       queue.head = 0;
     }
