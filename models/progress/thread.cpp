@@ -265,19 +265,14 @@ public:
       if (not mpi::holds_a_core(event.activity) && it != queues_.end() && it->second->waiting > 0)
         it->second->core_free->notify_all();
     });
-    std::vector<std::pair<sg4::Host*, int>> threads_on; // by host, in the order of their first rank
-    std::map<const sg4::Host*, size_t> host_index;
-    for (int rank = 0; rank < world.size(); rank++) {
-      auto [it, fresh] = host_index.try_emplace(world.host_of(rank), threads_on.size());
-      if (fresh)
-        threads_on.emplace_back(world.host_of(rank), 0);
-      threads_on[it->second].second++;
-    }
+    std::vector<sg4::Host*> hosts; // in the order of their first rank
     for (int rank = 0; rank < world.size(); rank++) {
       mpi::Endpoint& endpoint = world.endpoint(rank);
       auto& queue             = queues_[endpoint.host()];
-      if (not queue)
+      if (not queue) {
         queue = std::make_unique<CoreQueue>();
+        hosts.push_back(endpoint.host());
+      }
       SharedCore* core = nullptr;
       if (parameters_.thread_busy)
         core = shared_cores_.emplace_back(std::make_unique<SharedCore>(parameters_.sched_quantum)).get();
@@ -287,18 +282,15 @@ public:
       sg4::Actor::create("progress-thread-" + std::to_string(rank), endpoint.host(), [thread]() { (*thread)(); });
     }
     if (polling_share() > 0 && not parameters_.thread_spare_core) // idle polling keeps part of a core busy
-      for (auto const& [host, threads] : threads_on)
-        start_polling_loads(host, threads);
+      for (sg4::Host* host : hosts)
+        start_polling_loads(host, world.ranks_on(host));
   }
 
   int extra_cpu_users(const mpi::World& world, const sg4::Host* host) const override
   {
     if (parameters_.thread_spare_core || parameters_.thread_busy) // a busy thread runs on its rank's own core
       return 0;
-    int ranks = 0;
-    for (int rank = 0; rank < world.size(); rank++)
-      ranks += world.host_of(rank) == host ? 1 : 0;
-    return ranks * (polling_share() > 0 ? 2 : 1); // the thread's steps, and its idle polling
+    return world.ranks_on(host) * (polling_share() > 0 ? 2 : 1); // the thread's steps, and its idle polling
   }
 
   void pause_background(bool paused) override

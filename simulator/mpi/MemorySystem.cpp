@@ -161,9 +161,8 @@ BusTraffic MemorySystem::load(sg4::Host* from, sg4::Host* memory, int64_t bytes,
       continue;
     }
     xbt_assert(sg4::this_actor::get_host() == from, "a rate-bounded memory flow is sent from its caller's host");
-    traffic.transfers.push_back(paced_flow(from, memory, share, rate / parts, write_back));
-    if (traffic.transfers.back() == nullptr) // a detached mailbox write-back: SimGrid keeps it
-      traffic.transfers.pop_back();
+    if (auto flow = paced_flow(from, memory, share, rate / parts, write_back)) // null: SimGrid keeps it
+      traffic.transfers.push_back(flow);
   }
   if (write_back) {
     // Nobody waits for them: they end on their own, roughly in the order they started.

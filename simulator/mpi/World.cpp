@@ -8,7 +8,6 @@
 #include <xbt/log.h>
 
 #include <iostream>
-#include <map>
 #include <sstream>
 
 // The root of every progsim log category: --log=progsim.thres:debug opens them all.
@@ -60,8 +59,10 @@ World::World(Parameters parameters, trace::TraceSource traces, Placement placeme
   endpoints_.reserve(streams_.size());
   for (size_t rank = 0; rank < streams_.size(); rank++)
     endpoints_.push_back(nullptr);
-  for (size_t rank = 0; rank < streams_.size(); rank++)
+  for (size_t rank = 0; rank < streams_.size(); rank++) {
     endpoints_[rank] = std::make_unique<Endpoint>(*this, static_cast<int>(rank), placement_.hosts[rank]);
+    ranks_on_[placement_.hosts[rank]]++;
+  }
 }
 
 void World::start()
@@ -72,10 +73,7 @@ void World::start()
   }
   progress_->start(*this);
 
-  std::map<const sg4::Host*, int> users;
-  for (int rank = 0; rank < size(); rank++)
-    users[host_of(rank)]++;
-  for (auto const& [host, ranks] : users) {
+  for (auto const& [host, ranks] : ranks_on_) {
     if (ranks + progress_->extra_cpu_users(*this, host) <= host->get_core_count())
       uncontended_hosts_.insert(host);
   }

@@ -109,6 +109,12 @@ public:
   Endpoint& endpoint(int rank) { return *endpoints_[rank]; }
   const Endpoint& endpoint(int rank) const { return *endpoints_[rank]; }
   simgrid::s4u::Host* host_of(int rank) const { return placement_.hosts[rank]; }
+  /** How many ranks the placement puts on `host`. */
+  int ranks_on(const simgrid::s4u::Host* host) const
+  {
+    auto it = ranks_on_.find(host);
+    return it == ranks_on_.end() ? 0 : it->second;
+  }
   int node_of(int rank) const { return placement_.node[rank]; }
   bool same_node(int a, int b) const { return placement_.node[a] == placement_.node[b]; }
   /** The protocol settings between two ranks: shared memory inside a node, the NIC between nodes. */
@@ -229,6 +235,7 @@ private:
   std::vector<RankRecord> records_;
   uint64_t request_counter_ = 0;
   uint64_t step_counter_    = 0;
+  std::unordered_map<const simgrid::s4u::Host*, int> ranks_on_;
   std::unordered_set<const simgrid::s4u::Host*> uncontended_hosts_;
   std::map<int, Endpoint*> polling_;
   struct CollectiveCall {
