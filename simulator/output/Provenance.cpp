@@ -2,6 +2,7 @@
 
 #include <boost/uuid/detail/sha1.hpp>
 
+#include <array>
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
@@ -22,7 +23,7 @@ std::string sha1_of_file(const std::string& path)
   if (not in)
     throw std::runtime_error(path + ": cannot be read");
   boost::uuids::detail::sha1 hash;
-  std::vector<char> buffer(1 << 16);
+  std::array<char, 8192> buffer; // not a zeroed vector: rank files are small, and there may be 65 536 of them
   while (in) {
     in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
     hash.process_bytes(buffer.data(), static_cast<size_t>(in.gcount()));

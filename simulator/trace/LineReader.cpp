@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace progsim::trace {
@@ -38,6 +39,9 @@ void LineReader::open()
     throw TraceError(system_error(path_, errno == EMFILE ? "cannot open one more trace file: raise the limit of "
                                                            "open files (ulimit -n) or use one shared trace file"
                                                          : "cannot read the trace file"));
+  struct stat status;
+  if (::fstat(fd_, &status) == 0 && S_ISREG(status.st_mode))
+    file_bytes_ = static_cast<uint64_t>(status.st_size);
   if (not opened_) { // the first time: plain or gzip?
     unsigned char magic[2] = {0, 0};
     gzip_   = ::pread(fd_, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
@@ -61,7 +65,14 @@ bool LineReader::fill()
   offset_ += pos_;
   pos_ = 0;
   const size_t before = buffer_.size();
-  const size_t want   = std::max(block_, before); // a line longer than a block: double, not crawl
+  size_t want         = std::max(block_, before); // a line longer than a block: double, not crawl
+  // A plain file asks for little more than it held when opened: the buffer is zeroed as it grows, and the check's
+  // 1 MiB block per 2 KiB rank file cost more than reading the whole trace. (A file grown since is read 4 KiB a time.)
+  if (not gzip_ && file_bytes_ > 0) {
+    const uint64_t read_to = offset_ + before;
+    const uint64_t left    = file_bytes_ > read_to ? file_bytes_ - read_to : 0;
+    want                   = static_cast<size_t>(std::min<uint64_t>(want, std::max<uint64_t>(left + 1, 4096)));
+  }
   buffer_.resize(before + want);
   ssize_t got;
   if (gzip_) {

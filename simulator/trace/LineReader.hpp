@@ -41,6 +41,7 @@ private:
   bool gzip_        = false;
   bool opened_      = false;
   uint64_t offset_  = 0;       // a plain file's offset of buffer_[0]
+  uint64_t file_bytes_ = 0;    // a regular file's size when opened (0: unknown)
   std::string buffer_;
   size_t pos_       = 0;       // the first unread byte of buffer_
   uint64_t line_    = 0;

@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,26 @@ TEST(LineReader, LineMuchLongerThanABlock)
   auto file = dir.write("t.txt", "a\n" + longline + "\nb\n");
   LineReader reader(file, 16, false);
   EXPECT_EQ(all_lines(reader, true), (std::vector<std::string>{"a", longline, "b"}));
+}
+
+TEST(LineReader, LinesWrittenAfterTheFileWasOpenedAreReadToo)
+{
+  // A plain file's reads ask for little more than the size it had when opened: what was appended since still counts.
+  TempDir dir;
+  auto file = dir.write("t.txt", "0 init\n");
+  for (bool keep_open : {true, false}) {
+    LineReader reader(file, 1u << 20, keep_open);
+    std::string_view line;
+    ASSERT_TRUE(reader.next(line));
+    EXPECT_EQ(line, "0 init");
+    std::string more;
+    for (int i = 0; i < 2000; i++) // 36 KB: several of the small reads past the size seen at opening
+      more += "0 compute " + std::to_string(1000000 + i) + "\n";
+    std::ofstream(file, std::ios::app) << more;
+    std::vector<std::string> rest = all_lines(reader, false);
+    EXPECT_EQ(rest, expected_lines(more)) << "keep_open " << keep_open;
+    dir.write("t.txt", "0 init\n");
+  }
 }
 
 TEST(LineReader, MissingFileIsATraceError)
