@@ -29,8 +29,7 @@ public:
   {
     // On the reserved core, which nothing else uses: the step's own cost and its copies, at full core speed.
     double step = work.cpu_seconds > 0 ? step_cost_ : 0;
-    if (step > 0)
-      sg4::this_actor::sleep_for(step);
+    endpoint.world().pause().pass(step);
     endpoint.copy(work.copy_bytes, false);
     endpoint.add_step_seconds(step);
   }

@@ -40,11 +40,10 @@ public:
         return rendezvous_;
     }
   }
-  void execute(mpi::Endpoint&, const mpi::StepWork&) override
+  void execute(mpi::Endpoint& endpoint, const mpi::StepWork&) override
   {
     // The NIC's processor handles the event; data moves by DMA, so no core copies anything.
-    if (latency_ > 0)
-      sg4::this_actor::sleep_for(latency_);
+    endpoint.world().pause().pass(latency_);
   }
 
 private:

@@ -70,7 +70,7 @@ struct CoreQueue {
  */
 class SharedCore {
 public:
-  explicit SharedCore(double slice) : slice_(slice) {}
+  SharedCore(double slice, mpi::TimedPause& pause) : slice_(slice), pause_(pause) {}
 
   /** The rank computes `flops` on `host`, in its slices. */
   void compute(const sg4::Host* host, double flops)
@@ -133,10 +133,11 @@ private:
   {
     XBT_DEBUG("the thread has the rank's core until %g s", end);
     given_ += end - sg4::Engine::get_clock();
-    sg4::this_actor::sleep_until(end);
+    pause_.until(end);
   }
 
   const double slice_;
+  mpi::TimedPause& pause_;
   double given_        = 0;
   bool rank_computing_ = false;
   sg4::MutexPtr mutex_               = sg4::Mutex::create();
@@ -167,10 +168,8 @@ protected:
       shared_core_->wait_for_core();
       return;
     }
-    double poll = next_tick(parameters_.thread_poll_interval);
-    if (poll > sg4::Engine::get_clock())
-      sg4::this_actor::sleep_until(poll);
     mpi::Endpoint& endpoint = *endpoints().front();
+    endpoint.world().pause().until(next_tick(parameters_.thread_poll_interval));
     get_a_core(endpoint);
     run_on_core(endpoint, parameters_.thread_poll_cost);
   }
@@ -202,7 +201,7 @@ private:
     if (seconds <= 0)
       return;
     if (parameters_.thread_spare_core) // a core of its own: nothing to share
-      sg4::this_actor::sleep_for(seconds);
+      endpoint.world().pause().pass(seconds);
     else
       endpoint.world().spend_cpu(endpoint.host(), seconds);
   }
@@ -275,7 +274,7 @@ public:
       }
       SharedCore* core = nullptr;
       if (parameters_.thread_busy)
-        core = shared_cores_.emplace_back(std::make_unique<SharedCore>(parameters_.sched_quantum)).get();
+        core = shared_cores_.emplace_back(std::make_unique<SharedCore>(parameters_.sched_quantum, world.pause())).get();
       auto thread = std::make_shared<ProgressThread>(parameters_, *queue, core);
       thread->serve(endpoint);
       threads_.push_back(thread);

@@ -97,7 +97,7 @@ void World::copy(int rank, int64_t bytes, bool shared_core)
   if (shared_core)
     spend_cpu(host_of(rank), seconds);
   else
-    sg4::this_actor::sleep_for(seconds);
+    pause_.pass(seconds);
   bus.wait();
 }
 
@@ -113,7 +113,7 @@ int64_t World::memory_bytes(const trace::Action& compute) const
 void World::spend_cpu(sg4::Host* host, double seconds)
 {
   if (uncontended_hosts_.count(host) != 0)
-    sg4::this_actor::sleep_for(seconds);
+    pause_.pass(seconds);
   else
     sg4::this_actor::execute(seconds * host->get_speed());
 }

@@ -9,6 +9,7 @@
 #include "mpi/NetworkCollectives.hpp"
 #include "mpi/ProgressModel.hpp"
 #include "mpi/Schedule.hpp"
+#include "mpi/TimedPause.hpp"
 #include "trace/TraceSource.hpp"
 
 #include <simgrid/s4u/Comm.hpp>
@@ -146,6 +147,8 @@ public:
    * so the same time is taken without asking SimGrid's CPU solver.
    */
   void spend_cpu(simgrid::s4u::Host* host, double seconds);
+  /** How an actor that holds no resource lets time pass (a core of its own, a NIC, a tick to wait for). */
+  TimedPause& pause() { return pause_; }
   /**
    * A copy of `bytes` for `rank` by the calling actor: CPU work of copy_seconds(bytes), on a core of the rank's host
    * shared with the ranks (`shared_core`) or on one of its own, while the data crosses the memory bus of the rank's
@@ -237,6 +240,7 @@ private:
   uint64_t step_counter_    = 0;
   std::unordered_map<const simgrid::s4u::Host*, int> ranks_on_;
   std::unordered_set<const simgrid::s4u::Host*> uncontended_hosts_;
+  TimedPause pause_;
   std::map<int, Endpoint*> polling_;
   struct CollectiveCall {
     trace::Action action; // as the first rank to reach it called it

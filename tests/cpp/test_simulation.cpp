@@ -6,6 +6,7 @@
 #include "Parameters.hpp"
 #include "Placement.hpp"
 #include "collectives/SmpiDefault.hpp"
+#include "mpi/TimedPause.hpp"
 #include "mpi/World.hpp"
 #include "protocol/Protocols.hpp"
 #include "trace/TraceSource.hpp"
@@ -162,4 +163,48 @@ TEST(Simulation, TheSimgridBuildKeepsOrIgnoresTheRateOfHostToHostTransfersAsCMak
 #else
   EXPECT_EQ(paced_transfer(bytes, rate, kLatency + bytes / kBandwidth), 0);
 #endif
+}
+
+namespace {
+/** On host a, one actor computes 1 Gflop (1 s) while another waits `wait` seconds, by TimedPause (`timed`) or by
+ * SimGrid's sleep; in a child process whose exit status is 0 when the waiter woke at `expected` and the computation
+ * ended at 1 s. */
+int wait_beside_a_computation(bool timed, double wait, double expected)
+{
+  pid_t child = fork();
+  if (child == 0) {
+    fs::path dir = write_inputs();
+    auto engine = make_engine(dir, "--cfg=surf/precision:1e-9"); // as progsim-engine sets it (and smpirun)
+    progsim::mpi::TimedPause pause;
+    double computed = -1, woke = -1;
+    sg4::Actor::create("computer", sg4::Host::by_name("a"), [&computed]() {
+      sg4::this_actor::execute(1e9);
+      computed = sg4::Engine::get_clock();
+    });
+    sg4::Actor::create("waiter", sg4::Host::by_name("a"), [&pause, &woke, timed, wait]() {
+      if (timed) { // in two parts: the second starts where the first ended
+        pause.pass(wait / 2);
+        pause.until(sg4::Engine::get_clock() + wait / 2);
+      } else {
+        sg4::this_actor::sleep_for(wait);
+      }
+      woke = sg4::Engine::get_clock();
+    });
+    engine->run();
+    fs::remove_all(dir);
+    _exit(woke == expected && computed == 1.0 ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+} // namespace
+
+TEST(Simulation, ATimedPauseEndsAtItsDateWhereSimgridsSleepEndsWithAnEventLessThanItsPrecisionBefore)
+{
+  // 1 s + 0.5 ns: a sleep ends with the computation's end at 1 s, 0.5 ns early (SimGrid 3.32 ends every CPU action
+  // within surf/precision of the next event); the pause, a kernel timer, at its date. Neither slows the computation.
+  const double wait = 1.0 + 5e-10;
+  EXPECT_EQ(wait_beside_a_computation(false, wait, 1.0), 0);
+  EXPECT_EQ(wait_beside_a_computation(true, wait, (0.0 + wait / 2) + wait / 2), 0);
 }

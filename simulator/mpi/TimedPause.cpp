@@ -1,0 +1,29 @@
+#include "mpi/TimedPause.hpp"
+
+#include <simgrid/kernel/Timer.hpp>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+
+namespace sg4 = simgrid::s4u;
+
+namespace progsim::mpi {
+
+void TimedPause::pass(double seconds)
+{
+  if (seconds > 0)
+    until(sg4::Engine::get_clock() + seconds);
+}
+
+void TimedPause::until(double date)
+{
+  if (date <= sg4::Engine::get_clock())
+    return;
+  sg4::SemaphorePtr& semaphore = semaphores_[sg4::this_actor::get_pid()];
+  if (not semaphore)
+    semaphore = sg4::Semaphore::create(0);
+  // The timer runs in SimGrid's kernel, where releasing is a plain call; it keeps the semaphore alive.
+  simgrid::kernel::timer::Timer::set(date, [semaphore]() { semaphore->release(); });
+  semaphore->acquire();
+}
+
+} // namespace progsim::mpi
