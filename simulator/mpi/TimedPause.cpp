@@ -21,8 +21,14 @@ void TimedPause::until(double date)
   sg4::SemaphorePtr& semaphore = semaphores_[sg4::this_actor::get_pid()];
   if (not semaphore)
     semaphore = sg4::Semaphore::create(0);
-  // The timer runs in SimGrid's kernel, where releasing is a plain call; it keeps the semaphore alive.
-  simgrid::kernel::timer::Timer::set(date, [semaphore]() { semaphore->release(); });
+  auto [ending, first] = ending_.try_emplace(date);
+  ending->second.push_back(semaphore);
+  if (first) // the timer runs in SimGrid's kernel, where releasing is a plain call
+    simgrid::kernel::timer::Timer::set(date, [this, date]() {
+      auto due = ending_.extract(date);
+      for (auto const& paused : due.mapped())
+        paused->release();
+    });
   semaphore->acquire();
 }
 

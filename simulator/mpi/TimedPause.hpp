@@ -4,6 +4,7 @@
 #include <simgrid/s4u/Semaphore.hpp>
 
 #include <unordered_map>
+#include <vector>
 
 namespace progsim::mpi {
 
@@ -12,7 +13,8 @@ namespace progsim::mpi {
  * variable on the host's cores, made and freed each time, whose start and end make the solver look again at every
  * computation of that host; and it ends with any other event less than surf/precision (1e-9 s here) before its date.
  * Here the actor blocks on a semaphore of its own, which a kernel timer releases at the date exactly: no lmm
- * variable, the same end up to that precision.
+ * variable, the same end up to that precision. Pauses that end at the same date end in the order they began (one
+ * timer per date), so that a symmetric start (every rank's first overhead) resumes the actors in a stated order.
  */
 class TimedPause {
 public:
@@ -22,7 +24,8 @@ public:
   void until(double date);
 
 private:
-  std::unordered_map<long, simgrid::s4u::SemaphorePtr> semaphores_; // by actor id
+  std::unordered_map<long, simgrid::s4u::SemaphorePtr> semaphores_;             // by actor id
+  std::unordered_map<double, std::vector<simgrid::s4u::SemaphorePtr>> ending_; // by date, in the order begun
 };
 
 } // namespace progsim::mpi
