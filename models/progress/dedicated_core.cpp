@@ -70,7 +70,7 @@ public:
       std::vector<std::shared_ptr<ReservedCore>> unit_cores;
       for (int c = 0; c < cores_; c++) {
         auto core = std::make_shared<ReservedCore>(step_cost_);
-        core->reserve(host->get_speed(), true); // busy for the whole run: the ranks cannot use it
+        reserved_by_.emplace_back(core, host);
         unit_cores.push_back(core);
         cores_all_.push_back(core);
         sg4::Actor::create("progress-core-" + host->get_name() + "-" + std::to_string(c), host,
@@ -82,6 +82,12 @@ public:
         core_of_[endpoints[i]->rank()] = core;
       }
     }
+    // A reserved core is a load that the ranks' computations cannot share (busy for the whole run). Where the ranks
+    // and the reserved cores fit in the host's cores, every execution has a core of its own anyway: the load would
+    // change no rate, and is left out.
+    for (auto const& [core, host] : reserved_by_)
+      if (world.ranks_on(host) + reserved_on_[host] > host->get_core_count())
+        core->reserve(host->get_speed(), true);
   }
 
   int extra_cpu_users(const mpi::World&, const sg4::Host* host) const override
@@ -109,6 +115,7 @@ private:
   std::vector<std::shared_ptr<ReservedCore>> core_of_;
   std::vector<std::shared_ptr<ReservedCore>> cores_all_;
   std::map<const sg4::Host*, int> reserved_on_;
+  std::vector<std::pair<std::shared_ptr<ReservedCore>, sg4::Host*>> reserved_by_; // each core and its host
 };
 } // namespace
 
