@@ -8,6 +8,7 @@ Run from anywhere: `python3 scripts/benchmark.py --help`.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import os
 import re
@@ -53,7 +54,7 @@ CHECK_TOLERANCE = 0.01  # ideal's simulated time must equal SMPI's within 1 %
 
 PLATFORM_YAML = """\
 name: bench-flat
-description: flat benchmark cluster, {nodes} nodes of 16 cores (1 NUMA domain, 1 NIC each)
+description: flat benchmark cluster, {nodes} nodes of {cores} cores (1 NUMA domain, 1 NIC each)
 nodes: {nodes}
 node: {{sockets: 1, numa_per_socket: 1, cores_per_numa: {cores}, core_speed: {speed!r}, memory: {{bandwidth: 2.0e10, latency: 1.0e-7}}}}
 nics: [{{numa: 0, bandwidth: 1.0e10, latency: 1.0e-6}}]
@@ -70,7 +71,8 @@ For each rank count N (--ranks) and message size S (--bytes), the script generat
 --iterations iterations of `irecv left; isend right; compute FLOPS; wait; wait` (5 actions) with S-byte messages,
 plus init and finalize, so the trace holds N x (5 x iterations + 2) actions. It compiles a flat platform for it
 (ceil(N/16) nodes of 16 cores at 1 Gflop/s, one NUMA domain and one NIC each, all NICs on one flat interconnect;
-eager threshold 64 KiB: 1 KiB messages are eager, 1 MiB ones rendezvous), then replays the same trace with
+eager threshold 64 KiB: 1 KiB messages are eager, 1 MiB ones rendezvous; --spare-cores K gives each node K cores
+more, still with 16 ranks), then replays the same trace with
 progsim-engine under each progress mechanism (--progress) and with `smpirun -replay` (SimGrid's own replay,
 unless --skip-smpi).
 
@@ -102,9 +104,13 @@ Examples:
 """
 
 
-def platform_yaml(ranks: int) -> str:
-    return PLATFORM_YAML.format(nodes=max(1, math.ceil(ranks / CORES_PER_NODE)), cores=CORES_PER_NODE,
-                                speed=CORE_SPEED, eager=EAGER_THRESHOLD)
+def node_count(ranks: int) -> int:
+    return max(1, math.ceil(ranks / CORES_PER_NODE))
+
+
+def platform_yaml(ranks: int, spare_cores: int = 0) -> str:
+    return PLATFORM_YAML.format(nodes=node_count(ranks), cores=CORES_PER_NODE + spare_cores, speed=CORE_SPEED,
+                                eager=EAGER_THRESHOLD)
 
 
 def run_timed(arguments: Sequence[str], workdir: Path, timeout: Optional[float],
@@ -219,10 +225,20 @@ def tools_for(ranks: int, args: argparse.Namespace) -> list[str]:
     return [*args.progress, *([SMPI] if smpi else [])]
 
 
-def prepare_platform(ranks: int, workdir: Path) -> Compiled:
+def prepare_platform(ranks: int, workdir: Path, spare_cores: int = 0) -> Compiled:
+    """The benchmark's platform and its 16 ranks per node; with `spare_cores`, each node has that many more cores,
+    which no rank holds (a reserved core for dedicated-core, say, where the ranks keep a core each)."""
     source = workdir / "platform.yaml"
     source.write_text(platform_yaml(ranks))
-    return compile_platform(load_platform(source), workdir / "compiled", ranks)
+    compiled = compile_platform(load_platform(source), workdir / "compiled", ranks)
+    if spare_cores == 0:
+        return compiled
+    spare_source = workdir / "platform-spare.yaml"
+    spare_source.write_text(platform_yaml(ranks, spare_cores))
+    every_core = node_count(ranks) * (CORES_PER_NODE + spare_cores)  # so that the compiler keeps every node
+    spare = compile_platform(load_platform(spare_source), workdir / "compiled-spare", every_core)
+    spare.hostfile.write_text(compiled.hostfile.read_text())  # the same nodes, by name: still 16 ranks each
+    return dataclasses.replace(spare, ranks=ranks)
 
 
 def benchmark(ranks: int, args: argparse.Namespace, progress: Progress, root: Path,
@@ -230,7 +246,7 @@ def benchmark(ranks: int, args: argparse.Namespace, progress: Progress, root: Pa
     """Replays the ring of `ranks` ranks at each message size under each tool; `measured` gets each row at once."""
     workdir = root / f"n{ranks}"
     workdir.mkdir(parents=True, exist_ok=True)
-    compiled = prepare_platform(ranks, workdir)
+    compiled = prepare_platform(ranks, workdir, args.spare_cores)
     shared = ranks > SHARED_TRACE_ABOVE or args.shared_trace
     actions = ranks * (ACTIONS_PER_ITERATION * args.iterations + 2)
     tools = tools_for(ranks, args)
@@ -317,6 +333,9 @@ def parse_arguments(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument("--smpi-huge", action="store_true",
                         help=f"run stock SMPI at {HUGE_RANKS} ranks and more too (about 2 h)")
     parser.add_argument("--skip-smpi", action="store_true", help="do not run stock smpirun at all")
+    parser.add_argument("--spare-cores", type=int, default=0, metavar="K",
+                        help="give each node K cores more than its 16 ranks (default 0): with 1, dedicated-core "
+                             "reserves a core that no rank needed, as it is deployed, instead of oversubscribing")
     parser.add_argument("--csv", type=Path, default=None, metavar="PATH",
                         help="write every run's figures to this CSV (rewritten atomically after each run)")
     parser.add_argument("--plot", type=Path, default=None, metavar="PNG",
@@ -338,8 +357,8 @@ def parse_arguments(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     args.bytes = list(dict.fromkeys(args.bytes or (CURVES_BYTES if args.curves else DEFAULT_BYTES)))
     if any(n < 2 for n in args.ranks):
         parser.error("--ranks: a ring needs at least 2 ranks")
-    if args.iterations < 1 or args.repeat < 1 or args.flops < 0:
-        parser.error("--iterations and --repeat must be >= 1, --flops >= 0")
+    if args.iterations < 1 or args.repeat < 1 or args.flops < 0 or args.spare_cores < 0:
+        parser.error("--iterations and --repeat must be >= 1, --flops and --spare-cores >= 0")
     for option, path in (("--csv", args.csv), ("--plot", args.plot)):
         if path is not None and not path.resolve().parent.is_dir():  # fail now, not after an hour of runs
             parser.error(f"{option} {path}: folder {path.resolve().parent} does not exist")

@@ -22,6 +22,21 @@ def test_benchmark_runs_on_a_tiny_ring_and_checks_ideal_against_smpi(tmp_path) -
     assert "check N=8: ideal" in done.stdout and "OK" in done.stdout
 
 
+def test_spare_cores_leave_the_ranks_where_they_were_on_nodes_with_more_cores(tmp_path) -> None:
+    """--spare-cores 1: dedicated-core reserves a core no rank holds, as deployed; the ranks stay 16 to a node."""
+    done = subprocess.run([sys.executable, "scripts/benchmark.py", "--ranks", "20", "--iterations", "2", "--bytes",
+                           "1KiB", "--progress", "dedicated-core", "--skip-smpi", "--spare-cores", "1", "--workdir",
+                           str(tmp_path)], cwd=REPOSITORY, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    compiled = tmp_path / "n20" / "compiled-spare"
+    hosts = compiled.joinpath("hostfile").read_text().split()
+    assert len(hosts) == 20 and len(set(hosts[:16])) == 1 and len(set(hosts[16:])) == 1 and hosts[16] != hosts[15]
+    assert (tmp_path / "n20" / "compiled" / "hostfile").read_text().split() == hosts
+    xml = compiled.joinpath("platform.xml").read_text()
+    assert xml.count('core="17"') == 2 and 'core="16"' not in xml  # both nodes kept, one core more each
+    assert " dedicated-core " in done.stdout
+
+
 def test_benchmark_draws_curves_over_two_sizes_and_keeps_a_csv(tmp_path) -> None:
     table, png = tmp_path / "curves.csv", tmp_path / "curves.png"
     done = subprocess.run([sys.executable, "scripts/benchmark.py", "--ranks", "8", "16", "--bytes", "1024", "1MiB",
