@@ -58,6 +58,7 @@ public:
       units[key].push_back(&world.endpoint(rank));
     }
     core_of_.resize(world.size());
+    std::vector<std::pair<std::shared_ptr<ReservedCore>, sg4::Host*>> reserved; // each core and its host
     for (auto const& [key, endpoints] : units) {
       sg4::Host* host = endpoints.front()->host(); // where the unit's reserved cores are
       if (reserved_on_[host] + cores_ >= host->get_core_count())
@@ -70,7 +71,7 @@ public:
       std::vector<std::shared_ptr<ReservedCore>> unit_cores;
       for (int c = 0; c < cores_; c++) {
         auto core = std::make_shared<ReservedCore>(step_cost_);
-        reserved_by_.emplace_back(core, host);
+        reserved.emplace_back(core, host);
         unit_cores.push_back(core);
         cores_all_.push_back(core);
         sg4::Actor::create("progress-core-" + host->get_name() + "-" + std::to_string(c), host,
@@ -84,8 +85,8 @@ public:
     }
     // A reserved core is a load that the ranks' computations cannot share (busy for the whole run). Where the ranks
     // and the reserved cores fit in the host's cores, every execution has a core of its own anyway: the load would
-    // change no rate, and is left out.
-    for (auto const& [core, host] : reserved_by_)
+    // change no rate, and is left out (World::start's test for a host whose CPU work needs no solver).
+    for (auto const& [core, host] : reserved)
       if (world.ranks_on(host) + reserved_on_[host] > host->get_core_count())
         core->reserve(host->get_speed(), true);
   }
@@ -115,7 +116,6 @@ private:
   std::vector<std::shared_ptr<ReservedCore>> core_of_;
   std::vector<std::shared_ptr<ReservedCore>> cores_all_;
   std::map<const sg4::Host*, int> reserved_on_;
-  std::vector<std::pair<std::shared_ptr<ReservedCore>, sg4::Host*>> reserved_by_; // each core and its host
 };
 } // namespace
 
