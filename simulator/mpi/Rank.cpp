@@ -7,6 +7,7 @@
 #include <xbt/log.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(progsim_rank, progsim, "Rank actors replaying traces");
 
@@ -24,6 +25,17 @@ bool is_mpi_call(ActionType type)
 } // namespace
 
 void Rank::operator()()
+{
+  try {
+    replay();
+  } catch (const std::invalid_argument& error) {
+    // A setting that cannot apply to this run, such as a collective algorithm for another number of ranks, shows
+    // when the rank starts the collective: bad input, named with the trace line, not a crash.
+    world_.invalid_mpi(rank_, error.what());
+  }
+}
+
+void Rank::replay()
 {
   trace::ActionStream& actions = world_.actions(rank_);
   RankRecord& record           = world_.record(rank_);

@@ -14,6 +14,8 @@ public:
   void operator()();
 
 private:
+  /** Runs the rank's trace to its end, then waits for the requests it left, as SMPI's replay does. */
+  void replay();
   /** Blocks until `request` completes (a blocked rank, as timelines and deadlock reports see it). */
   void wait(const RequestPtr& request);
   /** The next action of the trace, or null at its end. */
