@@ -114,8 +114,8 @@ void World::spend_cpu(sg4::Host* host, double seconds)
 {
   if (uncontended_hosts_.count(host) != 0)
     pause_.pass(seconds);
-  else
-    sg4::this_actor::execute(seconds * host->get_speed());
+  else // this_actor::execute would also set the default priority, one more simcall
+    sg4::this_actor::exec_init(seconds * host->get_speed())->start()->wait();
 }
 
 bool World::set_polling(Endpoint& endpoint, bool polling)
