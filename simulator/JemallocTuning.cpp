@@ -5,12 +5,12 @@
  * engine allocate, then free, thousands of small objects (activities, actions, lmm variables, simcall closures).
  * jemalloc's per-thread cache refills an empty size class from the arena, and its incremental garbage collection
  * (every tcache_gc_incr_bytes allocated, 64 KiB by default) halves a class's next refills whenever the class kept
- * unused objects all along since the previous one (a low-water mark above zero), as the other half of a burst does. With 4 096 ranks under
- * `thread` (1 KiB ring; jemalloc 5.3's stats_print), 7.9 M refills of 2.3 objects each took 18 % of the engine's
- * instructions (valgrind's callgrind); 1 024 ranks made 0.37 M refills of 12. Collecting once per GiB allocated, and
- * caching up to 16 slabs' worth per class (at most 2 048 objects, jemalloc's cap), leaves 41 thousand refills for
- * the same 25.9 M requests: with the smaller stacks of main.cpp, 26.2 G instructions to 22.0 G (-16 %; -6.5 % at
- * 1 024 ranks). The cost: up to 2 048 free objects per size class stay in the cache.
+ * unused objects all along since the previous one (a low-water mark above zero), as the other half of a burst does.
+ * With 4 096 ranks under `thread` (1 KiB ring; jemalloc 5.3's stats_print), 7.9 M refills of 2.3 objects each took
+ * 18 % of the engine's instructions (valgrind's callgrind); 1 024 ranks made 0.37 M refills of 12. Collecting once
+ * per GiB allocated, and caching up to 16 slabs' worth per class (at most 2 048 objects, jemalloc's cap), leaves
+ * 41 thousand refills for the same 25.9 M requests: with the smaller stacks of main.cpp, 26.2 G instructions to
+ * 22.0 G (-16 %; -6.5 % at 1 024 ranks). The cost: up to 2 048 free objects per size class stay in the cache.
  */
 extern "C" {
 // NOLINTNEXTLINE: the name jemalloc looks for
