@@ -24,6 +24,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -77,12 +78,26 @@ std::unique_ptr<sg4::Engine> make_engine(const fs::path& dir, const std::string&
   return engine;
 }
 
-/** Runs the message under `progress` in a child process; the child exits 0 when both end times match. */
-int simulate(const std::string& progress, double expected_sender, double expected_receiver)
+/** Runs `simulation` on the inputs of write_inputs() in a child process (SimGrid's engine is global); returns the
+ * child's exit status: 0 when the simulation returned true. */
+int in_child_process(const std::function<bool(const fs::path&)>& simulation)
 {
   pid_t child = fork();
   if (child == 0) {
     fs::path dir = write_inputs();
+    bool ok      = simulation(dir);
+    fs::remove_all(dir);
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/** Runs the message under `progress` in a child process; the child exits 0 when both end times match. */
+int simulate(const std::string& progress, double expected_sender, double expected_receiver)
+{
+  return in_child_process([&](const fs::path& dir) {
     progsim::declare_parameters();
     auto engine = make_engine(dir, "--cfg=progsim/progress:" + progress);
     auto parameters = progsim::Parameters::from_flags();
@@ -95,15 +110,10 @@ int simulate(const std::string& progress, double expected_sender, double expecte
                               progsim::models::contention::make_bus_policy(parameters));
     world.start();
     engine->run();
-    fs::remove_all(dir);
     auto close = [](double a, double b) { return std::fabs(a - b) <= 1e-6 * b + 1e-12; };
-    bool ok = world.all_finished() && close(world.record(0).end_time, expected_sender) &&
-              close(world.record(1).end_time, expected_receiver);
-    _exit(ok ? 0 : 1);
-  }
-  int status = 0;
-  waitpid(child, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+    return world.all_finished() && close(world.record(0).end_time, expected_sender) &&
+           close(world.record(1).end_time, expected_receiver);
+  });
 }
 
 } // namespace
@@ -129,9 +139,7 @@ namespace {
  * returns the child's exit status: 0 when it took `expected` seconds. */
 int paced_transfer(double bytes, double rate, double expected)
 {
-  pid_t child = fork();
-  if (child == 0) {
-    fs::path dir = write_inputs();
+  return in_child_process([&](const fs::path& dir) {
     auto engine = make_engine(dir);
     double took = -1;
     sg4::Actor::create("sender", sg4::Host::by_name("a"), [&took, bytes, rate]() {
@@ -144,12 +152,8 @@ int paced_transfer(double bytes, double rate, double expected)
       took = sg4::Engine::get_clock();
     });
     engine->run();
-    fs::remove_all(dir);
-    _exit(std::fabs(took - expected) <= 1e-9 * expected ? 0 : 1);
-  }
-  int status = 0;
-  waitpid(child, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+    return std::fabs(took - expected) <= 1e-9 * expected;
+  });
 }
 } // namespace
 
@@ -171,9 +175,7 @@ namespace {
  * ended at 1 s. */
 int wait_beside_a_computation(bool timed, double wait, double expected)
 {
-  pid_t child = fork();
-  if (child == 0) {
-    fs::path dir = write_inputs();
+  return in_child_process([&](const fs::path& dir) {
     auto engine = make_engine(dir, "--cfg=surf/precision:1e-9"); // as progsim-engine sets it (and smpirun)
     progsim::mpi::TimedPause pause;
     double computed = -1, woke = -1;
@@ -191,12 +193,8 @@ int wait_beside_a_computation(bool timed, double wait, double expected)
       woke = sg4::Engine::get_clock();
     });
     engine->run();
-    fs::remove_all(dir);
-    _exit(woke == expected && computed == 1.0 ? 0 : 1);
-  }
-  int status = 0;
-  waitpid(child, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+    return woke == expected && computed == 1.0;
+  });
 }
 } // namespace
 
@@ -214,9 +212,7 @@ TEST(Simulation, TimedPausesEndingTogetherResumeTheirActorsInTheOrderTheyBegan)
   // Eight actors start together and pause until the same date; a symmetric start (every rank's first overhead)
   // depends on a stated order. With a kernel timer each, SimGrid's timer heap (not first-in first-out among equal
   // dates) resumed them out of order.
-  pid_t child = fork();
-  if (child == 0) {
-    fs::path dir = write_inputs();
+  const int status = in_child_process([](const fs::path& dir) {
     auto engine = make_engine(dir);
     progsim::mpi::TimedPause pause;
     std::vector<int> resumed;
@@ -226,10 +222,7 @@ TEST(Simulation, TimedPausesEndingTogetherResumeTheirActorsInTheOrderTheyBegan)
         resumed.push_back(i);
       });
     engine->run();
-    fs::remove_all(dir);
-    _exit(resumed == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7} && sg4::Engine::get_clock() == 1e-6 ? 0 : 1);
-  }
-  int status = 0;
-  waitpid(child, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    return resumed == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7} && sg4::Engine::get_clock() == 1e-6;
+  });
+  EXPECT_EQ(status, 0); // the child exits 0 when they resumed in order
 }
