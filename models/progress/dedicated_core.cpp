@@ -85,9 +85,9 @@ public:
     }
     // A reserved core is a load that the ranks' computations cannot share (busy for the whole run). Where the ranks
     // and the reserved cores fit in the host's cores, every execution has a core of its own anyway: the load would
-    // change no rate, and is left out (World::start's test for a host whose CPU work needs no solver).
+    // change no rate, and is left out.
     for (auto const& [core, host] : reserved)
-      if (world.ranks_on(host) + reserved_on_[host] > host->get_core_count())
+      if (not world.cores_suffice(host, reserved_on_[host]))
         core->reserve(host->get_speed(), true);
   }
 

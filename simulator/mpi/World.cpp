@@ -74,7 +74,7 @@ void World::start()
   progress_->start(*this);
 
   for (auto const& [host, ranks] : ranks_on_) {
-    if (ranks + progress_->extra_cpu_users(*this, host) <= host->get_core_count())
+    if (cores_suffice(host, progress_->extra_cpu_users(*this, host)))
       uncontended_hosts_.insert(host);
   }
 }

@@ -116,6 +116,12 @@ public:
     auto it = ranks_on_.find(host);
     return it == ranks_on_.end() ? 0 : it->second;
   }
+  /** Whether `host`'s ranks and `others` more CPU users (a mechanism's threads or reserved cores) each have a core
+   * of their own: then no execution there ever shares a core, and none changes another's rate. */
+  bool cores_suffice(const simgrid::s4u::Host* host, int others) const
+  {
+    return ranks_on(host) + others <= host->get_core_count();
+  }
   int node_of(int rank) const { return placement_.node[rank]; }
   bool same_node(int a, int b) const { return placement_.node[a] == placement_.node[b]; }
   /** The protocol settings between two ranks: shared memory inside a node, the NIC between nodes. */
