@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds SimGrid 3.32 from its source release, with one container change that SimGrid itself made in 3.34, into a
+# Builds SimGrid 3.32 from its source release, with five changes that leave simulated times as they are, into a
 # cache folder, once; prints the installation prefix. progsim builds its engine on it, and runs stock SMPI from it
 # (smpirun, smpicc), so that the reference and the engine are the same SimGrid.
 #
@@ -7,14 +7,30 @@
 # also listed in the maestro's; completing a communication removes it with std::list::remove, a scan of every
 # activity in flight. With thousands of ranks that scan dominates (34 % of a 4 096-rank replay). SimGrid 3.34 made
 # that container a std::set (commit 5f8fc2c2); Debian 12 packages 3.32 only. The change is applied here by renaming
-# the container's type and its three calls (emplace_back/remove become insert/erase); nothing else of 3.32 changes,
-# so simulated times stay those of 3.32.
+# the container's type and its three calls (emplace_back/remove become insert/erase). Simulated times stay those of
+# 3.32, with this change as with each one below (checked on the real captures, under every mechanism and in SMPI).
 #
 # A second change makes a direct host-to-host transfer (Comm::sendto_init) keep the rate bound set on it
 # (Comm::set_rate), which 3.32 (and 4.1) apply to mailbox transfers only. progsim's memory flows are paced at a
 # core's copy speed: without it, each needs a mailbox and an actor on the memory to receive it, a third of the cost of
 # a 1 KiB message under explicit progression. The engine falls back to the mailbox when the SimGrid it is built on
 # lacks the change (cmake prints which); the bound, route and therefore simulated times are the same either way.
+#
+# A third change lets an actor set up an execution it has not started yet (amount, host, bound, priority) in place.
+# 3.32 passes each setter to the maestro as a simcall, and every simcall is a round trip through the maestro: so an
+# execution costs four or five of them where only its start and its wait need the maestro. An unstarted execution is
+# known to its creator only (3.32 already creates it, and lists it in its actor's activities, in the actor's own
+# context), so no other actor can observe the difference. Settings on a started execution still go to the maestro.
+#
+# A fourth change is the one SimGrid made in 3.36 (commit dd0338aac5): a wait with no timeout creates no timeout
+# detector. 3.32 gives every blocking wait on an activity a sleep action on the waiter's CPU (an lmm variable, and for
+# an execution a synchronisation object around it), only so that switching the waiter's host off would wake it. No
+# host is ever switched off in a replay (progsim's platforms have no availability profiles, nor does SMPI's replay
+# switch hosts), and waits with a timeout keep their detector.
+#
+# A fifth change skips the virtual machine model's bookkeeping when there is no virtual machine. 3.32 always installs
+# it, and it casts the host of every execution that starts, ends, is suspended or resumed (and of every other activity
+# that ends) to a virtual machine, which it never is in progsim or SMPI.
 #
 # When the installed SimGrid is 3.34 or newer, nothing is built and nothing is printed. Set PROGSIM_SIMGRID=system
 # to keep Debian's 3.32 (slower at scale, same results). The build takes about 10 minutes on 2 cores.
@@ -23,7 +39,7 @@ set -euo pipefail
 VERSION=3.32
 SDIST_URL=https://files.pythonhosted.org/packages/a0/72/a42e5172ae0ef7633a97487cb99021901cf42931340cbb8c37605f608221/simgrid-3.32.tar.gz
 SDIST_SHA256=3cc752a28deb2ae42cd51cc835a572f13201702dc94545ced0e77c657231cd76
-FLAVOUR=$VERSION-activity-set-paced-sendto
+FLAVOUR=$VERSION-activity-set-paced-sendto-lean-activities
 CACHE=${PROGSIM_SIMGRID_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/progsim/simgrid}
 PREFIX=$CACHE/$FLAVOUR
 STAMP=$PREFIX/.progsim-complete
@@ -38,7 +54,7 @@ if [ -f "$STAMP" ]; then
 fi
 
 say() { echo "build_simgrid: $*" >&2; }
-say "building SimGrid $VERSION with 3.34's activity set and paced sendto into $PREFIX (once, about 10 minutes; log in $CACHE/$FLAVOUR.log)"
+say "building SimGrid $VERSION with 3.34's activity set, paced sendto and leaner activities into $PREFIX (once, about 10 minutes; log in $CACHE/$FLAVOUR.log)"
 mkdir -p "$CACHE"
 WORK=$(mktemp -d "$CACHE/build-XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -81,6 +97,39 @@ sed -i 's/boost::static_pointer_cast<kernel::activity::CommImpl>(pimpl_)->start(
 grep -qF 'CommImpl>(pimpl_)->set_rate(rate_).start();' "$COMM" \
   || { say "the paced host-to-host change did not apply to $COMM"; exit 1; }
 
+# The in-place setters: in s4u_Exec.cpp, each setter of an execution calls a helper in place of simcall_answered;
+# the helper runs the setting directly while the execution is not started, through the maestro otherwise.
+EXEC=$SOURCE/src/s4u/s4u_Exec.cpp
+perl -0pi -e '
+  s{^namespace simgrid::s4u \{\n}{namespace simgrid::s4u \{
+// progsim: an execution that is not started yet is known to its creator only, so setting it needs no simcall.
+template <class F> static void unstarted_or_simcall(Activity::State state, F&& code)
+\{
+  if (state == Activity::State::INITED \|\| state == Activity::State::STARTING)
+    std::forward<F>(code)();
+  else
+    kernel::actor::simcall_answered(std::forward<F>(code));
+\}
+}m;
+  s{(ExecPtr Exec::set_(?:bound|priority|flops_amounts?|bytes_amounts|thread_count|hosts?)\(.*?\n\}\n)}{
+    my $f = $1; $f =~ s/kernel::actor::simcall_answered\(/unstarted_or_simcall(state_, /g; $f }gse;
+' "$EXEC"
+[ "$(grep -c 'unstarted_or_simcall(state_, ' "$EXEC")" = 8 ] \
+  || { say "the in-place exec setters did not apply to $EXEC as expected"; exit 1; }
+
+# The untimed waits: ActivityImpl::wait_for sets up its timeout detector only for a timeout (as 3.36 does).
+ACTIVITY=$SOURCE/src/kernel/activity/ActivityImpl.cpp
+perl -0pi -e 's{(    finish\(\);\n  \}) else \{\n(    /\* we need a sleep action \(even when the timeout is infinite\))}{$1 else if (timeout >= 0.) \{ // progsim: as SimGrid 3.36\n$2}' "$ACTIVITY"
+[ "$(grep -c 'else if (timeout >= 0.) { // progsim: as SimGrid 3.36' "$ACTIVITY")" = 1 ] \
+  || { say "the untimed waits change did not apply to $ACTIVITY as expected"; exit 1; }
+
+# No virtual machine bookkeeping without virtual machines: each of the VM model's four activity callbacks returns at
+# once while no virtual machine exists.
+VMS=$SOURCE/src/kernel/resource/VirtualMachineImpl.cpp
+perl -0pi -e 's{^(static void (?:add_active_exec\(s4u::Exec const& task\)|remove_active_exec\(s4u::Activity const& task\)|add_active_activity\(s4u::Activity const& act\)|remove_active_activity\(s4u::Activity const& act\))\n\{\n)}{$1  if (VirtualMachineImpl::allVms_.empty()) // progsim: nothing to account without virtual machines\n    return;\n}gm' "$VMS"
+[ "$(grep -c 'if (VirtualMachineImpl::allVms_.empty()) // progsim' "$VMS")" = 4 ] \
+  || { say "the virtual machine change did not apply to $VMS as expected"; exit 1; }
+
 # SMPI's C tools are built (smpirun, smpicc, the replay), not Fortran, Java, Python or the documentation.
 rm -rf "$PREFIX"
 cd "$WORK" # SimGrid's configure test leaves a test_stackgrowth binary in the current folder
@@ -90,6 +139,6 @@ cmake -S "$SOURCE" -B "$WORK/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_
   || { say "configuring SimGrid failed (see $LOG)"; exit 1; }
 cmake --build "$WORK/build" >>"$LOG" 2>&1 || { say "building SimGrid failed (see $LOG)"; exit 1; }
 cmake --install "$WORK/build" --strip >>"$LOG" 2>&1 || { say "installing SimGrid failed (see $LOG)"; exit 1; }
-echo "activity-set paced-sendto" >"$STAMP" # the changes applied: CMake reads them
+echo "activity-set paced-sendto exec-setters untimed-waits no-vm-bookkeeping" >"$STAMP" # the changes applied: CMake reads them
 say "done"
 echo "$PREFIX"

@@ -1,5 +1,6 @@
-"""The SimGrid progsim runs on: the one `make setup` built (scripts/build_simgrid.sh: 3.32 with 3.34's activity set
-and paced host-to-host transfers) when the installed SimGrid is older than 3.34, for the engine and for stock SMPI alike."""
+"""The SimGrid progsim runs on: the one `make setup` built (scripts/build_simgrid.sh: 3.32 with 3.34's activity set,
+paced host-to-host transfers and in-place execution setters) when the installed SimGrid is older than 3.34, for the
+engine and for stock SMPI alike."""
 
 from __future__ import annotations
 
@@ -63,6 +64,7 @@ def test_results_name_the_simgrid_build(engine: Path, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     simgrid = json.loads(out.read_text())["simgrid"]
     assert simgrid["version"] == "3.32"
-    expected = ("3.32 with 3.34's activity set and paced sendto (scripts/build_simgrid.sh)" if built_prefix()
-                else "as installed")
+    # The build names the changes scripts/build_simgrid.sh applied, as its stamp lists them.
+    expected = (f"3.32 with {(Path(built_prefix()) / '.progsim-complete').read_text().strip()} (scripts/build_simgrid.sh)"
+                if built_prefix() else "as installed")
     assert simgrid["build"] == expected
