@@ -7,8 +7,9 @@
 # also listed in the maestro's; completing a communication removes it with std::list::remove, a scan of every
 # activity in flight. With thousands of ranks that scan dominates (34 % of a 4 096-rank replay). SimGrid 3.34 made
 # that container a std::set (commit 5f8fc2c2); Debian 12 packages 3.32 only. The change is applied here by renaming
-# the container's type and its three calls (emplace_back/remove become insert/erase). Simulated times stay those of
-# 3.32, with this change as with each one below (checked on the real captures, under every mechanism and in SMPI).
+# the container's type and its three calls (emplace_back/remove become insert/erase). SMPI's simulated times stay
+# those of 3.32 with this change and each one below (checked on every real capture); the engine's too, but for
+# rounding in the max-min solver under dedicated-core (the README's Speed section gives the figures).
 #
 # A second change makes a direct host-to-host transfer (Comm::sendto_init) keep the rate bound set on it
 # (Comm::set_rate), which 3.32 (and 4.1) apply to mailbox transfers only. progsim's memory flows are paced at a
