@@ -40,6 +40,8 @@ set -euo pipefail
 VERSION=3.32
 SDIST_URL=https://files.pythonhosted.org/packages/a0/72/a42e5172ae0ef7633a97487cb99021901cf42931340cbb8c37605f608221/simgrid-3.32.tar.gz
 SDIST_SHA256=3cc752a28deb2ae42cd51cc835a572f13201702dc94545ced0e77c657231cd76
+# The changes below, as the stamp lists them for CMake (and results name them).
+CHANGES="activity-set paced-sendto exec-setters untimed-waits no-vm-bookkeeping"
 FLAVOUR=$VERSION-activity-set-paced-sendto-lean-activities
 CACHE=${PROGSIM_SIMGRID_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/progsim/simgrid}
 PREFIX=$CACHE/$FLAVOUR
@@ -55,7 +57,7 @@ if [ -f "$STAMP" ]; then
 fi
 
 say() { echo "build_simgrid: $*" >&2; }
-say "building SimGrid $VERSION with 3.34's activity set, paced sendto and leaner activities into $PREFIX (once, about 10 minutes; log in $CACHE/$FLAVOUR.log)"
+say "building SimGrid $VERSION with changes ($CHANGES) into $PREFIX (once, about 10 minutes; log in $CACHE/$FLAVOUR.log)"
 mkdir -p "$CACHE"
 WORK=$(mktemp -d "$CACHE/build-XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -140,6 +142,6 @@ cmake -S "$SOURCE" -B "$WORK/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_
   || { say "configuring SimGrid failed (see $LOG)"; exit 1; }
 cmake --build "$WORK/build" >>"$LOG" 2>&1 || { say "building SimGrid failed (see $LOG)"; exit 1; }
 cmake --install "$WORK/build" --strip >>"$LOG" 2>&1 || { say "installing SimGrid failed (see $LOG)"; exit 1; }
-echo "activity-set paced-sendto exec-setters untimed-waits no-vm-bookkeeping" >"$STAMP" # the changes applied: CMake reads them
+echo "$CHANGES" >"$STAMP"
 say "done"
 echo "$PREFIX"
