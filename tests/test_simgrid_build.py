@@ -1,6 +1,6 @@
-"""The SimGrid progsim runs on: the one `make setup` built (scripts/build_simgrid.sh: 3.32 with 3.34's activity set,
-paced host-to-host transfers and in-place execution setters) when the installed SimGrid is older than 3.34, for the
-engine and for stock SMPI alike."""
+"""The SimGrid progsim runs on: the one `make setup` built (scripts/build_simgrid.sh: 3.32 with the changes listed
+there, among them 3.34's activity set and paced host-to-host transfers) when the installed SimGrid is older than 3.34,
+for the engine and for stock SMPI alike."""
 
 from __future__ import annotations
 

@@ -31,11 +31,13 @@ std::string sha1_of_file(const std::string& path)
   std::array<char, 65536> buffer; // not a zeroed vector: rank files are small, and there may be 65 536 of them
   while (in) {
     in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    EVP_DigestUpdate(hash.get(), buffer.data(), static_cast<size_t>(in.gcount()));
+    if (EVP_DigestUpdate(hash.get(), buffer.data(), static_cast<size_t>(in.gcount())) != 1)
+      throw std::runtime_error(path + ": OpenSSL failed to hash it");
   }
   std::array<unsigned char, EVP_MAX_MD_SIZE> digest;
   unsigned int length = 0;
-  EVP_DigestFinal_ex(hash.get(), digest.data(), &length);
+  if (EVP_DigestFinal_ex(hash.get(), digest.data(), &length) != 1)
+    throw std::runtime_error(path + ": OpenSSL failed to hash it");
   std::string hex;
   char byte[3];
   for (unsigned int i = 0; i < length; i++) {
