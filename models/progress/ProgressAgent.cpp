@@ -2,6 +2,10 @@
 #include "mpi/Endpoint.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+
+#include <algorithm>
+#include <limits>
 
 namespace sg4 = simgrid::s4u;
 
@@ -45,13 +49,26 @@ void ProgressAgent::operator()()
       waiting_ = true;
       watched.assign(1, doorbell_.activity());
       owner.assign(1, nullptr);
+      double next_arrival = std::numeric_limits<double>::infinity();
       for (auto* endpoint : endpoints_) {
         endpoint->add_activities(watched, *this);
         owner.resize(watched.size(), endpoint);
+        next_arrival = std::min(next_arrival, endpoint->next_arrival(*this));
       }
-      ready         = owner[sg4::Activity::wait_any(watched)];
-      waiting_      = false;
-      woken_by_bell = ready == nullptr;
+      if (next_arrival <= sg4::Engine::get_clock()) {
+        // A control message arrived while the agent ran steps: the first endpoint with anything ready, as a wait
+        // on the endpoints' transfers, in their order, would find it.
+        waiting_ = false;
+        ready    = *std::find_if(endpoints_.begin(), endpoints_.end(),
+                                 [this](const mpi::Endpoint* endpoint) { return endpoint->has_ready(*this); });
+      } else {
+        ssize_t ended = mpi::wait_until(watched, next_arrival);
+        waiting_      = false;
+        if (ended < 0) // a control message arrives now: look again
+          continue;
+        ready         = owner[ended];
+        woken_by_bell = ready == nullptr;
+      }
     }
     if (woken_by_bell) { // new work to follow: look again
       doorbell_.spent();

@@ -8,6 +8,7 @@
 #include <xbt/log.h>
 
 #include <algorithm>
+#include <limits>
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(progsim_protocol, progsim, "Protocol steps of every rank: who runs what, when");
 
@@ -24,6 +25,14 @@ void RankRunner::execute(Endpoint& endpoint, const StepWork& work)
 void RankRunner::ring(Endpoint& endpoint)
 {
   endpoint.notify_rank();
+}
+
+ssize_t wait_until(const std::vector<sg4::ActivityPtr>& activities, double date)
+{
+  if (date == std::numeric_limits<double>::infinity())
+    return sg4::Activity::wait_any(activities);
+  double now = sg4::Engine::get_clock();
+  return date <= now ? -1 : sg4::Activity::wait_any_for(activities, date - now);
 }
 
 Endpoint::Endpoint(World& world, int rank, sg4::Host* host)
@@ -169,9 +178,16 @@ void Endpoint::send_message(int destination, Message* message, int64_t bytes)
   if (message->kind == Message::Kind::Eager) // copied out of the arrival buffer (into the receive or an unexpected one)
     work.copy_bytes = message->envelope.bytes;
   StepRunner& runner = world_.progress().runner(receiver, step, rank_);
-  Transfer carrier = transfer(rank_, destination, bytes, message->kind == Message::Kind::Eager);
-  Followed followed{carrier.wire, std::move(carrier.memory), step, work, &runner,
-                    [&receiver, message]() { receiver.handle(message); }, message};
+  Followed followed{nullptr, {}, step, work, &runner, [&receiver, message]() { receiver.handle(message); }, message};
+  double arrival = message->kind == Message::Kind::Eager ? -1 : world_.control_arrival(rank_, destination);
+  if (arrival >= 0) { // a control message: an arrival date, no transfer (ControlDelay says why)
+    bytes_sent_      += bytes;
+    followed.arrives = arrival;
+  } else {
+    Transfer carrier = transfer(rank_, destination, bytes, message->kind == Message::Kind::Eager);
+    followed.activity = carrier.wire;
+    followed.after    = std::move(carrier.memory);
+  }
   describe(followed, about);
   receiver.add_followed(std::move(followed));
 }
@@ -407,12 +423,13 @@ void Endpoint::progress(StepRunner& runner)
   // transfers were followed, as test_any would find them.
   while (true) {
     auto it = std::find_if(followed_.begin(), followed_.end(), [this, &runner](const Followed& f) {
-      return handles(runner, *f.runner) && f.activity->get_finish_time() >= 0;
+      return handles(runner, *f.runner) && f.arrived();
     });
     if (it == followed_.end())
       break;
     if (world_.observes_steps()) // the step could run once its last flow ended (maybe long before a runner looked)
-      it->arrival_time = std::max({it->arrival_time, it->origin_time, it->activity->get_finish_time()});
+      it->arrival_time = std::max({it->arrival_time, it->origin_time,
+                                   it->activity ? it->activity->get_finish_time() : it->arrives});
     if (not it->after.empty()) { // the step waits for the transfer's other flows too
       it->activity = it->after.back();
       it->after.pop_back();
@@ -432,8 +449,23 @@ void Endpoint::progress(StepRunner& runner)
 void Endpoint::add_activities(std::vector<sg4::ActivityPtr>& into, const StepRunner& runner) const
 {
   for (auto const& followed : followed_)
-    if (handles(runner, *followed.runner))
+    if (followed.activity && handles(runner, *followed.runner))
       into.push_back(followed.activity);
+}
+
+bool Endpoint::has_ready(const StepRunner& runner) const
+{
+  return std::any_of(followed_.begin(), followed_.end(),
+                     [this, &runner](const Followed& f) { return handles(runner, *f.runner) && f.arrived(); });
+}
+
+double Endpoint::next_arrival(const StepRunner& runner) const
+{
+  double next = std::numeric_limits<double>::infinity();
+  for (auto const& followed : followed_)
+    if (not followed.activity && handles(runner, *followed.runner))
+      next = std::min(next, followed.arrives);
+  return next;
 }
 
 void Endpoint::finish()
@@ -467,7 +499,7 @@ void Endpoint::wait(const RequestPtr& request)
         poll_load->set_bound(host_->get_speed());
         poll_load->start();
       }
-      auto ready = sg4::Activity::wait_any(watched);
+      auto ready = wait_until(watched, next_arrival(own_runner_));
       if (poll_load)
         poll_load->cancel();
       world_.set_polling(*this, false);

@@ -11,6 +11,7 @@
 #include <simgrid/s4u/Host.hpp>
 
 #include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Engine.hpp>
 
 #include <functional>
 #include <map>
@@ -40,6 +41,10 @@ struct Transfer {
   simgrid::s4u::CommPtr wire;
   std::vector<simgrid::s4u::ActivityPtr> memory;
 };
+
+/** Waits for the first of `activities` to end, or until `date` (infinity: no date). Returns the index of the one
+ * that ended, or -1 at the date. */
+ssize_t wait_until(const std::vector<simgrid::s4u::ActivityPtr>& activities, double date);
 
 /** The rank itself as a step runner: it runs steps only inside its MPI calls, on its own core. */
 class RankRunner : public StepRunner {
@@ -74,6 +79,10 @@ public:
   void progress(StepRunner& runner);
   /** Adds the activities whose end `runner` must handle to `into`. */
   void add_activities(std::vector<simgrid::s4u::ActivityPtr>& into, const StepRunner& runner) const;
+  /** The earliest date at which a control message that `runner` follows here arrives (infinity: none). */
+  double next_arrival(const StepRunner& runner) const;
+  /** Whether something `runner` follows here is ready for its step (a transfer ended, a control message arrived). */
+  bool has_ready(const StepRunner& runner) const;
   /** Whether `runner` handles a step assigned to `assigned`: its own, and the rank also those the mechanism
    * shares with it. */
   bool handles(const StepRunner& runner, const StepRunner& assigned) const;
@@ -131,7 +140,7 @@ public:
 private:
   using Callback = std::function<void()>;
   struct Followed {
-    simgrid::s4u::ActivityPtr activity;            // the one watched now
+    simgrid::s4u::ActivityPtr activity;            // the one watched now (none: a control message, see arrives)
     std::vector<simgrid::s4u::ActivityPtr> after;  // the others that must end too, watched once it has
     Step step;          // the step its end calls for
     StepWork work;      // what the step costs its runner
@@ -144,6 +153,12 @@ private:
     double origin_time = -1;
     std::string origin_actor{};
     double arrival_time = -1; // when its last flow ended
+    double arrives      = -1; // a control message without activity: when it arrives (a date, World::control_delay)
+
+    bool arrived() const
+    {
+      return activity ? activity->get_finish_time() >= 0 : arrives <= simgrid::s4u::Engine::get_clock();
+    }
   };
 
   RequestPtr make_request(bool is_send, int peer, int tag, int64_t bytes, Context context);

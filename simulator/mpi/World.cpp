@@ -65,8 +65,15 @@ World::World(Parameters parameters, trace::TraceSource traces, Placement placeme
   }
 }
 
+double World::control_arrival(int from, int to) const
+{
+  return control_delay_ ? control_delay_->arrival(host_of(from), host_of(to), sg4::Engine::get_clock()) : -1;
+}
+
 void World::start()
 {
+  if (ControlDelay delay(parameters_.control_bytes); not parameters_.control_transfers && delay.applies())
+    control_delay_ = delay;
   memory_.start(placement_.hosts);
   for (int rank = 0; rank < size(); rank++) {
     sg4::Actor::create("rank-" + std::to_string(rank), host_of(rank), Rank(*this, rank));

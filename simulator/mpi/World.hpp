@@ -3,6 +3,7 @@
 
 #include "Parameters.hpp"
 #include "mpi/BusPolicy.hpp"
+#include "mpi/ControlDelay.hpp"
 #include "mpi/MemorySystem.hpp"
 #include "mpi/Endpoint.hpp"
 #include "mpi/MessageProtocol.hpp"
@@ -17,6 +18,7 @@
 #include <xbt/signal.hpp>
 
 #include <map>
+#include <optional>
 #include <functional>
 #include <memory>
 #include <unordered_map>
@@ -153,6 +155,9 @@ public:
    * so the same time is taken without asking SimGrid's CPU solver.
    */
   void spend_cpu(simgrid::s4u::Host* host, double seconds);
+  /** When a control message sent now from `from` to `to` arrives, where it need not be a transfer
+   * (progsim/control-transfers: no, see ControlDelay); -1: send it as a transfer. */
+  double control_arrival(int from, int to) const;
   /** How an actor that holds no resource lets time pass (a core of its own, a NIC, a tick to wait for). */
   TimedPause& pause() { return pause_; }
   /**
@@ -247,6 +252,7 @@ private:
   std::unordered_map<const simgrid::s4u::Host*, int> ranks_on_;
   std::unordered_set<const simgrid::s4u::Host*> uncontended_hosts_;
   TimedPause pause_;
+  std::optional<ControlDelay> control_delay_; // none: control messages are transfers
   std::map<int, Endpoint*> polling_;
   struct CollectiveCall {
     trace::Action action; // as the first rank to reach it called it

@@ -1,0 +1,114 @@
+#include "mpi/ControlDelay.hpp"
+
+#include <simgrid/s4u/Link.hpp>
+#include <xbt/config.hpp>
+
+#include <algorithm>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace sg4 = simgrid::s4u;
+
+namespace progsim::mpi {
+
+double ControlDelay::piecewise_factor(const std::string& text, double size)
+{
+  std::vector<std::pair<double, double>> steps; // (threshold, factor), as SimGrid's parse_factor reads them
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end        = std::min(text.find(';', start), text.size());
+    std::string chunk = text.substr(start, end - start);
+    start             = end + 1;
+    if (chunk.empty())
+      continue;
+    size_t colon = chunk.find(':');
+    size_t used_threshold = 0;
+    size_t used_factor    = 0;
+    try {
+      if (colon == std::string::npos)
+        throw std::invalid_argument("no ':'");
+      double threshold = std::stod(chunk.substr(0, colon), &used_threshold);
+      std::string rest = chunk.substr(colon + 1);
+      double factor    = std::stod(rest.substr(0, rest.find(':')), &used_factor); // further values: other uses
+      if (used_threshold != colon || used_factor != rest.substr(0, rest.find(':')).size())
+        throw std::invalid_argument("trailing characters");
+      steps.emplace_back(threshold, factor);
+    } catch (const std::exception&) {
+      throw std::invalid_argument("'" + chunk + "' in '" + text + "' is not size:factor");
+    }
+  }
+  std::stable_sort(steps.begin(), steps.end(), [](auto const& a, auto const& b) { return a.first < b.first; });
+  double current = 1.0;
+  for (auto const& [threshold, factor] : steps) {
+    if (size <= threshold)
+      return current;
+    current = factor;
+  }
+  return current;
+}
+
+ControlDelay::ControlDelay(int64_t bytes) : bytes_(bytes)
+{
+  auto model   = simgrid::config::get_value<std::string>("network/model");
+  auto size    = static_cast<double>(bytes);
+  tcp_gamma_   = simgrid::config::get_value<double>("network/TCP-gamma");
+  crosstraffic_ = simgrid::config::get_value<bool>("network/crosstraffic");
+  if (model == "SMPI") {
+    auto factor = [size](const char* key) {
+      try {
+        return piecewise_factor(simgrid::config::get_value<std::string>(key), size);
+      } catch (const std::invalid_argument& error) {
+        throw std::invalid_argument(std::string(key) + ": " + error.what());
+      }
+    };
+    latency_factor_   = factor("smpi/lat-factor");
+    bandwidth_factor_ = factor("smpi/bw-factor");
+    applies_          = true;
+  } else if (model == "CM02" || model == "LV08") {
+    latency_factor_   = simgrid::config::get_value<double>("network/latency-factor");
+    bandwidth_factor_ = simgrid::config::get_value<double>("network/bandwidth-factor");
+    applies_          = true;
+  }
+}
+
+double ControlDelay::arrival(const sg4::Host* from, const sg4::Host* to, double now) const
+{
+  std::vector<sg4::Link*> route;
+  std::vector<sg4::Link*> back_route;
+  double latency = 0;
+  from->route_to(to, route, &latency);
+  if (crosstraffic_)
+    to->route_to(from, back_route, nullptr);
+  // The flow's weight on each link it crosses: shared links add up its crossings, fat pipes take the largest.
+  std::unordered_map<const sg4::Link*, double> weight;
+  auto load = [&weight](const sg4::Link* link, double amount) {
+    double& w = weight[link];
+    w         = link->get_sharing_policy() == sg4::Link::SharingPolicy::FATPIPE ? std::max(w, amount) : w + amount;
+  };
+  double narrowest = -1; // the user bound SimGrid sets: the smallest bandwidth on the route
+  for (auto const* link : route) {
+    auto policy = link->get_sharing_policy();
+    if (policy != sg4::Link::SharingPolicy::SHARED && policy != sg4::Link::SharingPolicy::FATPIPE &&
+        policy != sg4::Link::SharingPolicy::SPLITDUPLEX)
+      return -1;
+    load(link, 1.0);
+    if (narrowest < 0 || link->get_bandwidth() < narrowest)
+      narrowest = link->get_bandwidth();
+  }
+  for (auto const* link : back_route) {
+    auto policy = link->get_sharing_policy();
+    if (policy != sg4::Link::SharingPolicy::SHARED && policy != sg4::Link::SharingPolicy::FATPIPE &&
+        policy != sg4::Link::SharingPolicy::SPLITDUPLEX)
+      return -1;
+    load(link, 0.05);
+  }
+  double rate = narrowest;
+  if (latency > 0 && tcp_gamma_ > 0)
+    rate = rate < 0 ? tcp_gamma_ / (2.0 * latency) : std::min(rate, tcp_gamma_ / (2.0 * latency));
+  for (auto const& [link, w] : weight)
+    rate = rate < 0 ? link->get_bandwidth() / w : std::min(rate, link->get_bandwidth() / w);
+  double transfer = bytes_ > 0 && rate > 0 ? static_cast<double>(bytes_) / (rate * bandwidth_factor_) : 0.0;
+  return (now + latency * latency_factor_) + transfer;
+}
+
+} // namespace progsim::mpi
