@@ -153,7 +153,7 @@ private:
     double origin_time = -1;
     std::string origin_actor{};
     double arrival_time = -1; // when its last flow ended
-    double arrives      = -1; // a control message without activity: when it arrives (a date, World::control_delay)
+    double arrives      = -1; // a control message without activity: when it arrives (a date, World::control_arrival)
 
     bool arrived() const
     {
