@@ -73,12 +73,34 @@ ControlDelay::ControlDelay(int64_t bytes) : bytes_(bytes)
 
 double ControlDelay::arrival(const sg4::Host* from, const sg4::Host* to, double now) const
 {
+  auto [it, fresh] = routes_.try_emplace({from, to});
+  if (fresh) {
+    if (routes_.size() > kMaxRoutes) { // bounded: an all-to-all of many hosts would keep every pair
+      routes_.clear();
+      it = routes_.try_emplace({from, to}).first;
+    }
+    it->second = idle_route(from, to);
+  }
+  auto const& route = it->second;
+  return route.latency < 0 ? -1 : (now + route.latency) + route.transfer;
+}
+
+ControlDelay::IdleRoute ControlDelay::idle_route(const sg4::Host* from, const sg4::Host* to) const
+{
   std::vector<sg4::Link*> route;
   std::vector<sg4::Link*> back_route;
   double latency = 0;
   from->route_to(to, route, &latency);
   if (crosstraffic_)
     to->route_to(from, back_route, nullptr);
+  auto followed = [](const sg4::Link* link) { // the policies whose sharing is linear, as max-min computes it
+    auto policy = link->get_sharing_policy();
+    return policy == sg4::Link::SharingPolicy::SHARED || policy == sg4::Link::SharingPolicy::FATPIPE ||
+           policy == sg4::Link::SharingPolicy::SPLITDUPLEX;
+  };
+  if (not std::all_of(route.begin(), route.end(), followed) ||
+      not std::all_of(back_route.begin(), back_route.end(), followed))
+    return IdleRoute{-1, 0};
   // The flow's weight on each link it crosses: shared links add up its crossings, fat pipes take the largest.
   std::unordered_map<const sg4::Link*, double> weight;
   auto load = [&weight](const sg4::Link* link, double amount) {
@@ -87,28 +109,19 @@ double ControlDelay::arrival(const sg4::Host* from, const sg4::Host* to, double 
   };
   double narrowest = -1; // the user bound SimGrid sets: the smallest bandwidth on the route
   for (auto const* link : route) {
-    auto policy = link->get_sharing_policy();
-    if (policy != sg4::Link::SharingPolicy::SHARED && policy != sg4::Link::SharingPolicy::FATPIPE &&
-        policy != sg4::Link::SharingPolicy::SPLITDUPLEX)
-      return -1;
     load(link, 1.0);
     if (narrowest < 0 || link->get_bandwidth() < narrowest)
       narrowest = link->get_bandwidth();
   }
-  for (auto const* link : back_route) {
-    auto policy = link->get_sharing_policy();
-    if (policy != sg4::Link::SharingPolicy::SHARED && policy != sg4::Link::SharingPolicy::FATPIPE &&
-        policy != sg4::Link::SharingPolicy::SPLITDUPLEX)
-      return -1;
+  for (auto const* link : back_route)
     load(link, 0.05);
-  }
   double rate = narrowest;
   if (latency > 0 && tcp_gamma_ > 0)
     rate = rate < 0 ? tcp_gamma_ / (2.0 * latency) : std::min(rate, tcp_gamma_ / (2.0 * latency));
   for (auto const& [link, w] : weight)
     rate = rate < 0 ? link->get_bandwidth() / w : std::min(rate, link->get_bandwidth() / w);
   double transfer = bytes_ > 0 && rate > 0 ? static_cast<double>(bytes_) / (rate * bandwidth_factor_) : 0.0;
-  return (now + latency * latency_factor_) + transfer;
+  return IdleRoute{latency * latency_factor_, transfer};
 }
 
 } // namespace progsim::mpi
