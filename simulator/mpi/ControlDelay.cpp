@@ -1,9 +1,12 @@
 #include "mpi/ControlDelay.hpp"
 
+#include <boost/algorithm/string.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <xbt/config.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -11,30 +14,35 @@ namespace sg4 = simgrid::s4u;
 
 namespace progsim::mpi {
 
+namespace {
+/** `text` as a whole number, finite and at least `least` (else std::invalid_argument). */
+double finite_number(const std::string& text, double least)
+{
+  size_t used  = 0;
+  double value = std::stod(text, &used);
+  if (used != text.size() || not std::isfinite(value) || value < least)
+    throw std::invalid_argument(text);
+  return value;
+}
+} // namespace
+
 double ControlDelay::piecewise_factor(const std::string& text, double size)
 {
-  std::vector<std::pair<double, double>> steps; // (threshold, factor), as SimGrid's parse_factor reads them
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end        = std::min(text.find(';', start), text.size());
-    std::string chunk = text.substr(start, end - start);
-    start             = end + 1;
+  std::vector<std::pair<double, double>> steps; // (threshold, factor), sorted as SimGrid's parse_factor sorts them
+  std::vector<std::string> chunks;
+  boost::split(chunks, text, boost::is_any_of(";"), boost::token_compress_on);
+  for (auto const& chunk : chunks) {
     if (chunk.empty())
       continue;
-    size_t colon = chunk.find(':');
-    size_t used_threshold = 0;
-    size_t used_factor    = 0;
+    std::vector<std::string> parts; // size:factor[:more values, for other uses]
+    boost::split(parts, chunk, boost::is_any_of(":"));
     try {
-      if (colon == std::string::npos)
-        throw std::invalid_argument("no ':'");
-      double threshold = std::stod(chunk.substr(0, colon), &used_threshold);
-      std::string rest = chunk.substr(colon + 1);
-      double factor    = std::stod(rest.substr(0, rest.find(':')), &used_factor); // further values: other uses
-      if (used_threshold != colon || used_factor != rest.substr(0, rest.find(':')).size())
-        throw std::invalid_argument("trailing characters");
-      steps.emplace_back(threshold, factor);
+      if (parts.size() < 2)
+        throw std::invalid_argument(chunk);
+      steps.emplace_back(finite_number(parts[0], 0), finite_number(parts[1], std::numeric_limits<double>::min()));
     } catch (const std::exception&) {
-      throw std::invalid_argument("'" + chunk + "' in '" + text + "' is not size:factor");
+      throw std::invalid_argument("'" + chunk + "' in '" + text +
+                                  "' is not size:factor (a size in bytes, a positive factor)");
     }
   }
   std::stable_sort(steps.begin(), steps.end(), [](auto const& a, auto const& b) { return a.first < b.first; });

@@ -35,7 +35,8 @@ public:
   double arrival(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to, double now) const;
 
   /** A piecewise factor as SimGrid's smpi/lat-factor and smpi/bw-factor write it ("size:factor;..."), and its value
-   * for `size`: the factor of the largest threshold below `size` (1 below all). Throws std::invalid_argument. */
+   * for `size`: the factor of the largest threshold strictly below `size` (1 if none is). Throws
+   * std::invalid_argument. */
   static double piecewise_factor(const std::string& text, double size);
 
 private:
