@@ -51,9 +51,8 @@ void ProgressAgent::operator()()
       owner.assign(1, nullptr);
       double next_arrival = std::numeric_limits<double>::infinity();
       for (auto* endpoint : endpoints_) {
-        endpoint->add_activities(watched, *this);
+        next_arrival = std::min(next_arrival, endpoint->add_activities(watched, *this));
         owner.resize(watched.size(), endpoint);
-        next_arrival = std::min(next_arrival, endpoint->next_arrival(*this));
       }
       if (next_arrival <= sg4::Engine::get_clock()) {
         // A control message arrived while the agent ran steps: the first endpoint with anything ready, as a wait

@@ -446,26 +446,24 @@ void Endpoint::progress(StepRunner& runner)
     advance_collectives();
 }
 
-void Endpoint::add_activities(std::vector<sg4::ActivityPtr>& into, const StepRunner& runner) const
+double Endpoint::add_activities(std::vector<sg4::ActivityPtr>& into, const StepRunner& runner) const
 {
-  for (auto const& followed : followed_)
-    if (followed.activity && handles(runner, *followed.runner))
+  double next_arrival = std::numeric_limits<double>::infinity();
+  for (auto const& followed : followed_) {
+    if (not handles(runner, *followed.runner))
+      continue;
+    if (followed.activity)
       into.push_back(followed.activity);
+    else
+      next_arrival = std::min(next_arrival, followed.arrives);
+  }
+  return next_arrival;
 }
 
 bool Endpoint::has_ready(const StepRunner& runner) const
 {
   return std::any_of(followed_.begin(), followed_.end(),
                      [this, &runner](const Followed& f) { return handles(runner, *f.runner) && f.arrived(); });
-}
-
-double Endpoint::next_arrival(const StepRunner& runner) const
-{
-  double next = std::numeric_limits<double>::infinity();
-  for (auto const& followed : followed_)
-    if (not followed.activity && handles(runner, *followed.runner))
-      next = std::min(next, followed.arrives);
-  return next;
 }
 
 void Endpoint::finish()
@@ -490,7 +488,7 @@ void Endpoint::wait(const RequestPtr& request)
       // From here to the wait nothing yields: work added or completed later finds the rank waiting and rings.
       rank_waiting_ = true;
       watched.assign(1, doorbell_.activity());
-      add_activities(watched, own_runner_);
+      double next_arrival = add_activities(watched, own_runner_);
       // A polling rank keeps its core busy (a load the rank starts and cancels itself: SimGrid 3.32 cannot suspend
       // an execution it resumed once). Starting it yields: a ring meanwhile ends the wait at once.
       sg4::ExecPtr poll_load;
@@ -499,7 +497,7 @@ void Endpoint::wait(const RequestPtr& request)
         poll_load->set_bound(host_->get_speed());
         poll_load->start();
       }
-      auto ready = wait_until(watched, next_arrival(own_runner_));
+      auto ready = wait_until(watched, next_arrival);
       if (poll_load)
         poll_load->cancel();
       world_.set_polling(*this, false);

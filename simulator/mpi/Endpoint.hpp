@@ -77,10 +77,9 @@ public:
 
   /** Runs every ready step `runner` handles, in the calling actor. */
   void progress(StepRunner& runner);
-  /** Adds the activities whose end `runner` must handle to `into`. */
-  void add_activities(std::vector<simgrid::s4u::ActivityPtr>& into, const StepRunner& runner) const;
-  /** The earliest date at which a control message that `runner` follows here arrives (infinity: none). */
-  double next_arrival(const StepRunner& runner) const;
+  /** Adds the activities whose end `runner` must handle to `into`; returns the earliest date at which a control
+   * message it follows here arrives (infinity: none). */
+  double add_activities(std::vector<simgrid::s4u::ActivityPtr>& into, const StepRunner& runner) const;
   /** Whether something `runner` follows here is ready for its step (a transfer ended, a control message arrived). */
   bool has_ready(const StepRunner& runner) const;
   /** Whether `runner` handles a step assigned to `assigned`: its own, and the rank also those the mechanism
