@@ -422,9 +422,8 @@ void Endpoint::progress(StepRunner& runner)
   // Activity::test_any costs one per look (and most looks find nothing ready). Steps run in the order their
   // transfers were followed, as test_any would find them.
   while (true) {
-    auto it = std::find_if(followed_.begin(), followed_.end(), [this, &runner](const Followed& f) {
-      return handles(runner, *f.runner) && f.arrived();
-    });
+    auto it = std::find_if(followed_.begin(), followed_.end(),
+                           [this, &runner](const Followed& f) { return ready_for(runner, f); });
     if (it == followed_.end())
       break;
     if (world_.observes_steps()) // the step could run once its last flow ended (maybe long before a runner looked)
@@ -463,7 +462,7 @@ double Endpoint::add_activities(std::vector<sg4::ActivityPtr>& into, const StepR
 bool Endpoint::has_ready(const StepRunner& runner) const
 {
   return std::any_of(followed_.begin(), followed_.end(),
-                     [this, &runner](const Followed& f) { return handles(runner, *f.runner) && f.arrived(); });
+                     [this, &runner](const Followed& f) { return ready_for(runner, f); });
 }
 
 void Endpoint::finish()

@@ -160,6 +160,11 @@ private:
     }
   };
 
+  /** Whether `followed` is `runner`'s to handle and ready for its step. */
+  bool ready_for(const StepRunner& runner, const Followed& followed) const
+  {
+    return handles(runner, *followed.runner) && followed.arrived();
+  }
   RequestPtr make_request(bool is_send, int peer, int tag, int64_t bytes, Context context);
   /** Posting costs: the rank's inside its MPI calls; the runner's when a runner posts (a collective's next round). */
   void charge(double cpu_seconds, int64_t copy_bytes = 0);
