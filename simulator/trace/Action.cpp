@@ -2,6 +2,7 @@
 
 #include <array>
 #include <utility>
+#include <vector>
 
 namespace progsim::trace {
 
@@ -36,7 +37,16 @@ std::string_view action_name(ActionType type)
 
 bool action_from_name(std::string_view name, ActionType& type)
 {
-  for (auto const& [n, t] : kNames)
+  // Looked up once or twice per trace line, in both passes: the names of each length, then a few comparisons.
+  static const auto by_length = []() {
+    std::array<std::vector<std::pair<std::string_view, ActionType>>, 16> buckets;
+    for (auto const& entry : kNames)
+      buckets[entry.first.size()].push_back(entry);
+    return buckets;
+  }();
+  if (name.size() >= by_length.size())
+    return false;
+  for (auto const& [n, t] : by_length[name.size()])
     if (n == name) {
       type = t;
       return true;

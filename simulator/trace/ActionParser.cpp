@@ -28,7 +28,7 @@ namespace {
 /** std::isspace in the "C" locale, inline: a call per character was a tenth of a replay's parsing. */
 constexpr bool is_space(char c)
 {
-  return c == ' ' || (c >= '\t' && c <= '\r');
+  return static_cast<unsigned char>(c) <= ' ' && (c == ' ' || (c >= '\t' && c <= '\r')); // most are above ' '
 }
 } // namespace
 
@@ -138,6 +138,11 @@ public:
       if (error == std::errc() && stop == last)
         return static_cast<double>(whole); // below 10^15 < 2^53: exact
     }
+    // Then as a real (flops such as 1e+06): from_chars rounds as strtod does; strtod reads what it does not.
+    double real = 0;
+    if (auto [stop, error] = std::from_chars(first, last, real); error == std::errc() && stop == last)
+      if (std::isfinite(real))
+        return real;
     std::string text(words_[i]);
     char* end      = nullptr;
     double value   = std::strtod(text.c_str(), &end);
@@ -396,8 +401,10 @@ bool parse_line(std::string_view line, const std::string& file, uint32_t number,
   thread_local std::vector<std::string_view> words; // one line at a time: no allocation per line
   split_words(line, words);
   ActionType type;
-  const bool nonblocking = words.size() >= 2 && nonblocking_collective_from_name(words[1], type);
-  if (words.size() < 2 || (not nonblocking && not action_from_name(words[1], type))) {
+  // No action's name is "i" and a collective's: a name that is not an action may be a non-blocking collective's.
+  const bool known       = words.size() >= 2 && action_from_name(words[1], type);
+  const bool nonblocking = not known && words.size() >= 2 && nonblocking_collective_from_name(words[1], type);
+  if (not known && not nonblocking) {
     std::ostringstream msg;
     msg << file << ":" << number << ": ";
     if (words.size() < 2)
