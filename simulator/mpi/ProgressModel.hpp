@@ -76,7 +76,7 @@ public:
   virtual bool runs_in_network(const trace::Action&) const { return false; }
   /** Runs `flops` of the calling rank's computation on its core. A mechanism whose agent shares that very core
    * (a progress thread spinning there) lets the agent take its turns here. */
-  virtual void compute(mpi::Endpoint&, double flops) { simgrid::s4u::this_actor::execute(flops); }
+  virtual void compute(mpi::Endpoint& endpoint, double flops);
   /** The calling rank's blocking wait just completed; it returns once it has its core (see compute()). */
   virtual void wait_ended(mpi::Endpoint&) {}
   /** Starts agents and background loads, before any action runs. */

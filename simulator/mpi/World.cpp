@@ -125,6 +125,14 @@ void World::spend_cpu(sg4::Host* host, double seconds)
     sg4::this_actor::exec_init(seconds * host->get_speed())->start()->wait();
 }
 
+void World::compute(sg4::Host* host, double flops)
+{
+  if (uncontended_hosts_.count(host) != 0)
+    pause_.pass(flops / host->get_speed());
+  else
+    sg4::this_actor::execute(flops);
+}
+
 bool World::set_polling(Endpoint& endpoint, bool polling)
 {
   if (not polling) {

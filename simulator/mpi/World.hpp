@@ -155,6 +155,9 @@ public:
    * so the same time is taken without asking SimGrid's CPU solver.
    */
   void spend_cpu(simgrid::s4u::Host* host, double seconds);
+  /** A rank's computation of `flops` on `host`, as spend_cpu: at full core speed without the CPU solver where no
+   * execution there ever shares a core. */
+  void compute(simgrid::s4u::Host* host, double flops);
   /** When a control message sent now from `from` to `to` arrives, where it need not be a transfer
    * (progsim/control-transfers: no, see ControlDelay); -1: send it as a transfer. */
   double control_arrival(int from, int to) const;
