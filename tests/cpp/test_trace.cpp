@@ -286,6 +286,28 @@ TEST(ParseNumbers, CountsInScientificNotationAreTruncated)
   EXPECT_DOUBLE_EQ(one("0 allreduce 99.99 2.5e2\n").flops, 250.0);
 }
 
+TEST(ParseNumbers, IntegersReadAsFromCharsReadsThem)
+{
+  // The parser's own decimal reader must accept and refuse what std::from_chars does: an optional '-', digits.
+  EXPECT_EQ(one("0 send 1 2147483647 8\n").tag, 2147483647);
+  EXPECT_EQ(one("0 send 1 -2147483648 8\n").tag, -2147483648LL);
+  EXPECT_EQ(one("0 send 1 007 8\n").tag, 7);
+  EXPECT_EQ(one("0 send 1 -0 8\n").tag, 0);
+  EXPECT_EQ(one("0 send 1 0000000000000000000000000000042 8\n").tag, 42); // leading zeros: no overflow
+  EXPECT_EQ(one("00 send 1 2 8\n").peer, 1);                              // the rank prefix too
+  EXPECT_TRUE(contains(parse_error("0 send 1 2147483648 8\n"), "'2147483648' is not an integer (tag)"));
+  EXPECT_TRUE(contains(parse_error("0 send 1 -2147483649 8\n"), "'-2147483649' is not an integer (tag)"));
+  EXPECT_TRUE(contains(parse_error("0 send 1 99999999999999999999 8\n"), "is not an integer (tag)"));
+  EXPECT_TRUE(contains(parse_error("0 send 1 +2 8\n"), "'+2' is not an integer (tag)"));
+  EXPECT_TRUE(contains(parse_error("0 send 1 - 8\n"), "'-' is not an integer (tag)"));
+  EXPECT_TRUE(contains(parse_error("0 send 1 2- 8\n"), "'2-' is not an integer (tag)"));
+  EXPECT_TRUE(contains(parse_error("+0 init\n"), "line starts with '+0'"));
+  // Counts are reals: "+8" and "1e3" go to strtod, as SMPI reads them.
+  EXPECT_EQ(one("0 send 1 2 +8\n").bytes, 8);
+  EXPECT_EQ(one("0 send 1 2 -0 \n").bytes, 0);
+  EXPECT_EQ(one("0 send 1 2 999999999999999\n").bytes, 999999999999999LL);
+}
+
 TEST(ParseNumbers, TrailingSpacesTabsAndCarriageReturns)
 {
   Parsed p = parse("0 send 1 2 30   \n0\tsend\t1 \t 2\t30\t \t\n  0  send 1 2 30\r\n");
