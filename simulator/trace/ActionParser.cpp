@@ -60,15 +60,17 @@ constexpr bool is_space(char c)
 void split_words(std::string_view line, std::vector<std::string_view>& words)
 {
   words.clear();
-  size_t pos = 0;
-  while (pos < line.size()) {
-    while (pos < line.size() && is_space(line[pos]))
-      pos++;
-    size_t start = pos;
-    while (pos < line.size() && not is_space(line[pos]))
-      pos++;
-    if (pos > start)
-      words.emplace_back(line.substr(start, pos - start));
+  const char* at        = line.data();
+  const char* const end = at + line.size();
+  while (true) {
+    while (at != end && is_space(*at))
+      ++at;
+    if (at == end)
+      return;
+    const char* start = at;
+    while (at != end && not is_space(*at))
+      ++at;
+    words.emplace_back(start, static_cast<size_t>(at - start));
   }
 }
 
