@@ -58,7 +58,7 @@ def quantities(source: Any, data: Any, path: str, unit: str, zero_allowed: bool 
                single_allowed: bool = False) -> list[float]:
     """A non-empty list of quantities in `unit` ("64KiB", "8.8Gf", plain numbers), each positive (or non-negative
     with `zero_allowed`); with `single_allowed` one value stands for a list of it."""
-    from progsim.platform.model import parse_quantity
+    from progsim.platform.quantity import parse_quantity
 
     if single_allowed and not isinstance(data, list):
         data = [data]

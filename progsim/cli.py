@@ -9,8 +9,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import hashlib
 import importlib
 import os
 import shutil
@@ -22,7 +20,8 @@ from progsim import __version__
 from progsim.engine import inspect_trace, progress_mechanisms, replay
 from progsim.errors import InputError
 from progsim.outputs import check_outputs
-from progsim.platform import Compiled, compile_platform, load_compiled, load_platform
+from progsim.platform import compile_platform, load_platform
+from progsim.platform_cache import cache_root, platform_inputs, prepare_platform
 
 EXIT_BAD_INPUT = 2
 
@@ -34,71 +33,11 @@ MECHANISMS_HELP = """progress mechanisms (who moves a rendezvous or a collective
   ideal           SMPI's own assumption (everything progresses by itself): the reference for cross-checks"""
 
 
-def trace_ranks(trace: Path) -> int:
-    """How many ranks a trace has, as the engine reads it (a list of per-rank files, or a shared file)."""
-    return inspect_trace(trace).ranks
-
-
-def cache_root() -> Path:
-    """Where compiled platforms are kept: $PROGSIM_CACHE, else the user's cache folder ($XDG_CACHE_HOME or
-    ~/.cache) under progsim/. `progsim cache clear` empties it."""
-    if os.environ.get("PROGSIM_CACHE"):
-        return Path(os.environ["PROGSIM_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "progsim"
-
-
-def compiled_cache(platform: Path, ranks: int) -> Path:
-    """Where a YAML platform is compiled for a run: a folder named after its content, so that the same inputs
-    give the same paths (and byte-identical results) from one run to the next."""
-    from progsim.platform import compiler, model, topology
-
-    hashed = platform.read_bytes() + str(ranks).encode()
-    for module in (compiler, model, topology):  # a changed compiler must not reuse an old compilation
-        hashed += Path(str(module.__file__)).read_bytes()
-    digest = hashlib.sha256(hashed).hexdigest()[:16]
-    return cache_root() / f"{platform.stem}-{ranks}-{digest}"
-
-
-def prepare_platform(platform: Path, ranks: int, ranks_per_node: int | None = None,
-                     policy: str | None = None) -> Compiled:
-    """A compiled folder as it is (its hostfile may place more ranks: the first ones are used, as smpirun does), or
-    a YAML platform compiled for `ranks`, with `ranks_per_node` and `policy` overriding its placement."""
-    if platform.is_dir():
-        compiled = load_compiled(platform)
-        if compiled.ranks < ranks:
-            raise InputError(f"{compiled.hostfile}: places {compiled.ranks} ranks but the trace has {ranks}")
-        if ranks_per_node is not None or policy is not None:
-            raise InputError(f"{platform}: --ranks-per-node applies to a platform YAML, not to a compiled folder")
-        return compiled
-    if not platform.is_file():
-        raise InputError(f"{platform}: no such platform file or compiled folder")
-    model = load_platform(platform)
-    placement = model.placement
-    if ranks_per_node is not None:
-        if ranks_per_node < 1:
-            raise InputError(f"--ranks-per-node {ranks_per_node}: expected a positive number")
-        placement = dataclasses.replace(placement, ranks_per_node=ranks_per_node)
-    if policy is not None:
-        placement = dataclasses.replace(placement, policy=policy)
-    cache = compiled_cache(platform, ranks)
-    if placement != model.placement:
-        cache = cache.with_name(f"{cache.name}-{placement.policy}-{placement.ranks_per_node}pn")
-    return compile_platform(dataclasses.replace(model, placement=placement), cache, ranks)
-
-
 def check_settings(settings: list[str]) -> None:
     for setting in settings:
         name, colon, value = setting.partition(":")
         if not colon or not name or not value:
             raise InputError(f"--set {setting}: expected NAME:VALUE, e.g. --set eager-threshold:4096")
-
-
-def platform_inputs(platform: Path) -> list[Path]:
-    """The files a platform argument reads: a YAML file, or a compiled folder's files."""
-    if platform.is_dir():
-        return [platform / name for name in ("platform.xml", "hostfile", "engine.cfg") if (platform / name).is_file()]
-    return [platform]
 
 
 def command_replay(args: argparse.Namespace) -> int:
@@ -122,8 +61,9 @@ def command_replay(args: argparse.Namespace) -> int:
     return run.returncode
 
 
-def _quantities(text: str, unit: str, option: str) -> list[float]:
-    from progsim.platform.model import parse_quantity
+def option_quantities(text: str, unit: str, option: str) -> list[float]:
+    """A comma-separated list of positive quantities given to `option` (--sizes 4KiB,1MiB; --compute 1ms,10ms)."""
+    from progsim.platform.quantity import parse_quantity
     try:
         values = [parse_quantity(item.strip(), unit) for item in text.split(",") if item.strip()]
     except ValueError as error:
@@ -152,8 +92,8 @@ def command_overlap(args: argparse.Namespace) -> int:
         raise InputError(f"--ranks-per-node {args.ranks_per_node}: expected a positive number")
     load_platform(platform)
     spec = overlap_sweep(platform, platform, list(args.progress), [args.side],
-                         [int(v) for v in _quantities(args.sizes, "B", "--sizes")],
-                         _quantities(args.compute, "s", "--compute"), args.tests, args.ranks_per_node,
+                         [int(v) for v in option_quantities(args.sizes, "B", "--sizes")],
+                         option_quantities(args.compute, "s", "--compute"), args.tests, args.ranks_per_node,
                          list(args.set), "overlap")
     with tempfile.TemporaryDirectory(prefix="progsim-overlap-") as scratch:
         output = Path(args.csv) if args.csv else Path(scratch) / "overlap.csv"
@@ -195,7 +135,7 @@ def command_nbc_overlap(args: argparse.Namespace) -> int:
         raise InputError(f"--ranks {args.ranks}: expected rank counts of 2 or more")
     if args.tests < 0 or args.jobs < 1:
         raise InputError("--tests must be 0 or more and --jobs 1 or more")
-    sizes = [int(v) for v in _quantities(args.sizes, "B", "--sizes")]
+    sizes = [int(v) for v in option_quantities(args.sizes, "B", "--sizes")]
     if args.csv:
         check_outputs({"--csv": args.csv}, [platform])
     if args.ranks_per_node is not None and args.ranks_per_node < 1:

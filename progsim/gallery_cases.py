@@ -34,7 +34,8 @@ from progsim.case_yaml import YamlReader
 from progsim.errors import InputError
 from progsim.nbc_overlap import COLLECTIVES, CollectivePoint
 from progsim.overlap import SIDES, Cell
-from progsim.platform.model import PLACEMENTS, parse_quantity
+from progsim.platform.model import PLACEMENTS
+from progsim.platform.quantity import parse_quantity
 from progsim.platform.yamlsource import Located, load_located
 
 CASE_KEYS = {"name", "title", "explanation", "platform", "placement", "cell", "collective", "set", "mechanisms",

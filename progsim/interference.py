@@ -239,12 +239,12 @@ EXAMPLES = """examples:
 
 
 def command_interference(args: argparse.Namespace) -> int:
-    from progsim.cli import _quantities, check_settings
+    from progsim.cli import option_quantities, check_settings
     from progsim.measure import print_table, write_csv
     from progsim.outputs import check_outputs
 
     platform = Path(args.platform)
-    sizes = [int(s) for s in _quantities(args.sizes, "B", "--sizes")]
+    sizes = [int(s) for s in option_quantities(args.sizes, "B", "--sizes")]
     try:
         intensities = [float(v) for v in args.intensities.split(",") if v.strip()]
     except ValueError:
@@ -262,7 +262,7 @@ def command_interference(args: argparse.Namespace) -> int:
     check_settings(args.set)
     outputs = {"--out": args.out, "--plot": args.plot}
     check_outputs({k: v for k, v in outputs.items() if v}, [platform])
-    kernel_rate = _quantities(args.kernel_flop_rate, "f", "--kernel-flop-rate")[0] if args.kernel_flop_rate else None
+    kernel_rate = option_quantities(args.kernel_flop_rate, "f", "--kernel-flop-rate")[0] if args.kernel_flop_rate else None
     rows = simulate(platform, intensities, computing, sizes, args.progress, args.placement, args.set, args.data,
                     kernel_rate, args.jobs, args.comm)
     print_table(COLUMNS, rows)
@@ -300,7 +300,7 @@ def simulate(platform: Path, intensities: Sequence[float], computing: Sequence[i
              progress: str = "none", placement: str | None = None, settings: Sequence[str] = (), data: str = "nic",
              kernel_rate: float | None = None, jobs: int = 1, comm: str = "near") -> list[dict[str, str]]:
     """The benchmark's table: one row per (intensity, computing ranks, size)."""
-    from progsim.cli import prepare_platform
+    from progsim.platform_cache import prepare_platform
     from progsim.platform import load_platform
 
     if jobs < 1:

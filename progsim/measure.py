@@ -1,39 +1,29 @@
 """`progsim measure`: the overlap benchmark of Reynier 2022 (section 4.1) on a real MPI library, in the table that
 `progsim overlap` fills by simulation (progsim/cells.py), so that the two compare cell by cell.
 
-bench/overlap.c is compiled with the library's mpicc into the cache (once per source and compiler), run on two
-ranks with the library's launcher, the transport's settings and the user's environment, and its per-rank medians
-are turned into the thesis' metrics over the ranks that compute. `--pingpong` measures instead what a platform's
-calibration needs: per size, the half round trip and the cost of posting and testing.
+bench/overlap.c runs on two ranks of the library (progsim/mpi_library.py), and its per-rank medians are turned into
+the thesis' metrics over the ranks that compute. `--pingpong` measures instead what a platform's calibration needs:
+per size, the half round trip and the cost of posting and testing.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-import hashlib
 import os
-import re
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable
 
 from progsim import cells
 from progsim.errors import InputError
+from progsim.mpi_library import (BENCHMARK_SOURCE, LIBRARIES, TRANSPORTS, Library, Output, Run, benchmark_binary,
+                                 find_library, library_version, parse_env, run_benchmark)
 from progsim.outputs import check_outputs
 from progsim.overlap import SIDES, RankMetrics
-
-BENCHMARK_SOURCE = Path(__file__).resolve().parent.parent / "bench" / "overlap.c"
-CFLAGS = ["-std=c99", "-O2", "-Wall", "-Wextra"]
-RANKS = 2
-STDERR_TAIL = 1500  # characters of a failed run's stderr shown on stderr
-ERROR_TAIL = 240  # of them in the one-line error (progsim's errors are cut beyond 400 characters)
 
 OVERLAP_EXTRA = ["library", "library_version", "transport", "env", "repetitions", "threads"]
 OVERLAP_COLUMNS = [*cells.COLUMNS, *OVERLAP_EXTRA]
@@ -45,190 +35,6 @@ PINGPONG_COLUMNS = ["library", "library_version", "transport", "env", "size_byte
 DEFAULT_SIZES = {"overlap": "4KiB,64KiB,1MiB,16MiB", "pingpong": "8,1KiB,4KiB,16KiB,64KiB,256KiB,1MiB,4MiB,16MiB",
                  "interference": "1MiB,16MiB,64MiB"}
 DEFAULT_REPETITIONS = {"overlap": 20, "pingpong": 100, "interference": 5}
-
-
-@dataclass(frozen=True)
-class Launch:
-    """What selects a transport: launcher options and environment variables."""
-
-    options: tuple[str, ...] = ()
-    env: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass(frozen=True)
-class Library:
-    name: str
-    mpicc: str
-    launcher: str
-    packages: str  # the Debian packages that provide the two commands
-    options: tuple[str, ...]  # launcher options of every run
-    env: tuple[tuple[str, str], ...]  # environment of every run
-    transports: dict[str, Launch] = field(hash=False)
-
-
-# Both libraries bind each rank to a core (Open MPI's default for 2 ranks; Hydra binds nothing unless asked), so
-# that they are measured alike: a progress thread shares its rank's core.
-LIBRARIES = {
-    "openmpi": Library(
-        name="openmpi", mpicc="mpicc.openmpi", launcher="mpirun.openmpi", packages="openmpi-bin libopenmpi-dev",
-        options=("--bind-to", "core"),
-        env=(("OMPI_ALLOW_RUN_AS_ROOT", "1"), ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")),
-        transports={"shm": Launch(("--mca", "pml", "ob1", "--mca", "btl", "self,vader")),
-                    "tcp": Launch(("--mca", "pml", "ob1", "--mca", "btl", "self,tcp"))}),
-    # Debian's MPICH is built ch4:ucx without a shared-memory module of its own: messages between ranks of one
-    # node go through UCX, whose transports UCX_TLS selects (sm: shared memory and CMA; tcp: sockets).
-    "mpich": Library(
-        name="mpich", mpicc="mpicc.mpich", launcher="mpiexec.mpich", packages="mpich libmpich-dev",
-        options=("-bind-to", "core"), env=(),
-        transports={"shm": Launch(env=(("UCX_TLS", "sm,self"),)),
-                    "tcp": Launch(env=(("UCX_TLS", "tcp,self"),))}),
-}
-TRANSPORTS = ("shm", "tcp")
-ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-
-
-def find_library(name: str) -> Library:
-    library = LIBRARIES[name]
-    for command in (library.mpicc, library.launcher):
-        if shutil.which(command) is None:
-            raise InputError(f"--library {name}: {command} is not installed; it comes with the Debian packages "
-                             f"{library.packages} (apt-get install {library.packages})")
-    return library
-
-
-def parse_env(items: Sequence[str]) -> tuple[tuple[str, str], ...]:
-    pairs = []
-    for item in items:
-        name, equals, value = item.partition("=")
-        if not equals or not ENV_NAME.match(name):
-            raise InputError(f"--env {item}: expected NAME=VALUE, e.g. --env MPIR_CVAR_ASYNC_PROGRESS=1")
-        pairs.append((name, value))
-    return tuple(pairs)
-
-
-# ---- building the benchmark ----
-
-def _compiler_identity(library: Library) -> bytes:
-    """What a change of compiler changes: the wrapper itself and the version of the compiler it calls."""
-    wrapper = Path(os.path.realpath(str(shutil.which(library.mpicc))))
-    version = subprocess.run([library.mpicc, "--version"], capture_output=True, text=True)
-    return wrapper.read_bytes() + version.stdout.encode() + " ".join(CFLAGS).encode()
-
-
-def benchmark_binary(library: Library, source_path: Path = BENCHMARK_SOURCE) -> Path:
-    """A benchmark of bench/ (overlap.c by default) compiled with the library's mpicc, kept in the cache under a hash
-    of the source and the compiler; compiled into a temporary file and renamed, so a concurrent or interrupted build
-    leaves no half file."""
-    from progsim.cli import cache_root
-
-    source = source_path.read_bytes()
-    digest = hashlib.sha256(source + _compiler_identity(library)).hexdigest()[:16]
-    binary = cache_root() / "bench" / f"{source_path.stem}-{library.name}-{digest}"
-    if binary.is_file():
-        return binary
-    binary.parent.mkdir(parents=True, exist_ok=True)
-    partial = binary.with_name(f"{binary.name}.{os.getpid()}.tmp")
-    build = subprocess.run([library.mpicc, *CFLAGS, "-o", str(partial), str(source_path)],
-                           capture_output=True, text=True)
-    if build.returncode != 0:
-        partial.unlink(missing_ok=True)
-        raise InputError(f"--library {library.name}: {library.mpicc} could not compile {source_path} "
-                         f"(exit {build.returncode}): {stderr_tail(build.stderr)}")
-    os.replace(partial, binary)
-    return binary
-
-
-# ---- running it ----
-
-@dataclass(frozen=True)
-class Run:
-    """One launch of the benchmark: which library, transport and environment, and the benchmark's arguments."""
-
-    library: Library
-    transport: str
-    env: tuple[tuple[str, str], ...]
-    arguments: tuple[str, ...]
-    timeout_s: float
-
-    def environment(self) -> dict[str, str]:
-        """The caller's environment, then the library's, the transport's, and the user's (which wins)."""
-        return {**os.environ, **dict(self.library.env), **dict(self.library.transports[self.transport].env),
-                **dict(self.env)}
-
-    def command(self, binary: Path) -> list[str]:
-        return [self.library.launcher, "-n", str(RANKS), *self.library.options,
-                *self.library.transports[self.transport].options, str(binary), *self.arguments]
-
-
-@dataclass
-class Output:
-    """The benchmark's lines, by kind (the first field), the rest of each line split on commas."""
-
-    version: str
-    lines: dict[str, list[list[str]]]
-    seconds: float
-
-    def rows(self, kind: str) -> list[list[str]]:
-        return self.lines.get(kind, [])
-
-    def calibration(self) -> str:
-        """Each rank's iterations per second of the computation, as calibrated before MPI_Init."""
-        return ", ".join(f"{float(fields[1]):.3g}" for fields in self.rows("calibration"))
-
-    def threads(self) -> int:
-        return max((int(fields[1]) for fields in self.rows("threads")), default=-1)
-
-
-def parse_output(text: str) -> tuple[str, dict[str, list[list[str]]]]:
-    version = ""
-    lines: dict[str, list[list[str]]] = {}
-    for line in text.splitlines():
-        kind, comma, rest = line.partition(",")
-        if not comma:
-            continue
-        if kind == "library":
-            version = rest
-        else:
-            lines.setdefault(kind, []).append(rest.split(","))
-    return version, lines
-
-
-def _text(output: str | bytes | None) -> str:
-    return output.decode(errors="replace") if isinstance(output, bytes) else (output or "")
-
-
-def stderr_tail(text: str, longest: int = ERROR_TAIL) -> str:
-    """The end of a run's stderr on one line (errors are printed on one line), its last lines first to go in."""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return " | ".join(lines)[-longest:]
-
-
-def _failed(run: Run, command: list[str], what: str, stderr: str) -> InputError:
-    """The whole command and the end of its stderr go to stderr; the error itself names the library and the end of
-    the stderr, short enough to be printed whole."""
-    print(f"measure: {' '.join(command)} failed; the end of its stderr:\n{stderr[-STDERR_TAIL:]}", file=sys.stderr)
-    return InputError(f"--library {run.library.name} --transport {run.transport}: {what}: "
-                      f"{stderr_tail(stderr) or '(nothing on stderr)'}")
-
-
-def run_benchmark(run: Run, binary: Path, what: str) -> Output:
-    command = run.command(binary)
-    started = time.monotonic()
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, env=run.environment(), timeout=run.timeout_s)
-    except subprocess.TimeoutExpired as expired:
-        raise _failed(run, command, f"{what} did not finish in {run.timeout_s:.0f} s",
-                      _text(expired.stderr)) from None
-    if done.returncode != 0:
-        raise _failed(run, command, f"{what} failed (exit {done.returncode})", done.stderr)
-    version, lines = parse_output(done.stdout)
-    return Output(version, lines, time.monotonic() - started)
-
-
-def library_version(output: Output, library: Library) -> str:
-    """'4.1.4' out of the library's own version string, or the whole string when its form is unknown."""
-    match = re.search(r"(?:Open MPI v|MPICH Version:\s*)(\d+(?:\.\d+)+\S*?)(?:,|\s|$)", output.version)
-    return match.group(1) if match else (output.version.strip() or f"{library.name} (version unknown)")
 
 
 def case_name(library: str, transport: str, env: tuple[tuple[str, str], ...]) -> str:
@@ -259,7 +65,7 @@ class Grid:
         return 300.0 + 10.0 * 3 * self.repetitions * len(self.sizes) * sum(self.times)
 
 
-def _rank_metrics(fields: list[str]) -> RankMetrics:
+def rank_metrics(fields: list[str]) -> RankMetrics:
     """One `overlap` line after its kind: rank,side,size,time,tests,computes,iterations,five medians."""
     t_comm_ref, t_comp_ref, t_measured, t_comp, t_mpi = (float(v) for v in fields[7:12])
     return RankMetrics(rank=int(fields[0]), t_measured=t_measured, t_comp_ref=t_comp_ref, t_comm_ref=t_comm_ref,
@@ -271,7 +77,7 @@ def overlap_rows(output: Output, grid: Grid, side: str, case: str, extra: dict[s
     by_cell: dict[tuple[int, float], list[RankMetrics]] = {}
     for fields in output.rows("overlap"):
         if fields[5] == "1":
-            by_cell.setdefault((int(fields[2]), float(fields[3])), []).append(_rank_metrics(fields))
+            by_cell.setdefault((int(fields[2]), float(fields[3])), []).append(rank_metrics(fields))
     rows = []
     for size in grid.sizes:
         for seconds in grid.times:
@@ -365,12 +171,12 @@ def _positive(value: int, option: str, least: int) -> int:
 
 
 def command_measure(args: argparse.Namespace) -> int:
-    from progsim.cli import _quantities
+    from progsim.cli import option_quantities
 
     mode = "pingpong" if args.pingpong else "interference" if args.interference else "overlap"
     libraries = [find_library(name) for name in dict.fromkeys(args.library)]
     env = parse_env(args.env)
-    sizes = [int(s) for s in _quantities(args.sizes or DEFAULT_SIZES[mode], "B", "--sizes")]
+    sizes = [int(s) for s in option_quantities(args.sizes or DEFAULT_SIZES[mode], "B", "--sizes")]
     repetitions = _positive(args.repetitions or DEFAULT_REPETITIONS[mode], "--repetitions", 1)
     tests = _positive(args.tests, "--tests", 0)
     if args.csv:
@@ -393,7 +199,7 @@ def command_measure(args: argparse.Namespace) -> int:
             if mode == "pingpong":
                 rows += measure_pingpong(library, transport, env, sizes, repetitions, progress)
                 continue
-            grid = Grid(sizes, _quantities(args.compute, "s", "--compute"), tests, repetitions)
+            grid = Grid(sizes, option_quantities(args.compute, "s", "--compute"), tests, repetitions)
             for side in dict.fromkeys(args.side):
                 rows += measure_overlap(library, transport, env, grid, side, progress)
     print_table(PINGPONG_COLUMNS if mode == "pingpong" else PRINTED_COLUMNS, rows)

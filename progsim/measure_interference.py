@@ -26,7 +26,7 @@ COLUMNS = [*TABLE_COLUMNS, *EXTRA]
 
 def measure(library, transport: str, env: tuple[tuple[str, str], ...], sizes: Sequence[int], repetitions: int,
             report: Callable[[str], None]) -> list[dict[str, str]]:
-    from progsim.measure import Run, benchmark_binary, library_version, run_benchmark
+    from progsim.mpi_library import Run, benchmark_binary, library_version, run_benchmark
 
     binary = benchmark_binary(library, SOURCE)
     rows = []
@@ -88,7 +88,7 @@ def simulate(platform: Path, sizes: Sequence[int], stream_1: float, stream_2: fl
              settings: Sequence[str] = ()) -> list[dict[str, str]]:
     """The benchmark's layout replayed on `platform` (one node, two ranks) with the node's measured STREAM curve:
     the same quantities, each alone and beside the other, which is made to outlast it."""
-    from progsim.cli import prepare_platform
+    from progsim.platform_cache import prepare_platform
     from progsim.engine import replay
     from progsim.tracegen import write_trace
 

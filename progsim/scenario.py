@@ -69,7 +69,7 @@ def format_table(rows: list[dict[str, Any]]) -> str:
 
 
 def main_scenario(path: Path) -> int:
-    from progsim.cli import trace_ranks
+    from progsim.engine import inspect_trace
     from progsim.platform import load_platform
 
     spec, rows = run_scenario(path)
@@ -77,7 +77,7 @@ def main_scenario(path: Path) -> int:
     per_node = spec.ranks_per_node or platform.placement.ranks_per_node
     print(f"scenario '{spec.name}': {spec.description}")
     print(f"  platform {platform.name}: {platform.nodes} nodes, {per_node} ranks per node; trace "
-          f"{os.path.relpath(spec.workload.trace)} ({trace_ranks(spec.workload.trace)} ranks)")
+          f"{os.path.relpath(spec.workload.trace)} ({inspect_trace(spec.workload.trace).ranks} ranks)")
     print(format_table(rows))
     # The worst outcome decides the exit status: a deadlock (3) or bad input (2) anywhere is not a success.
     failures = [row["failed"] for row in rows if "failed" in row]

@@ -42,7 +42,8 @@ from progsim.case_yaml import YamlReader
 from progsim.errors import InputError
 from progsim.overlap import SIDES
 from progsim.platform import load_platform
-from progsim.platform.model import PLACEMENTS, parse_quantity
+from progsim.platform.model import PLACEMENTS
+from progsim.platform.quantity import parse_quantity
 from progsim.platform.yamlsource import load_located, set_path
 
 TOP_KEYS = {"name", "description", "platform", "placement", "workload", "trace", "progress", "set", "sweep", "output"}
@@ -140,7 +141,7 @@ def setting_text(value: Any) -> str:
 
 
 def variants_folder() -> Path:
-    from progsim.cli import cache_root
+    from progsim.platform_cache import cache_root
 
     return cache_root() / "sweep-platforms"
 

@@ -1,166 +1,34 @@
 """Runs a sweep's points on a local process pool or a Dask cluster, into one table that survives interruptions.
 
-Every replay is a task. An overlap point replays its references first (the communication alone once per size, the
-computation alone once per computation time), then one overlapped replay per cell; a trace point is one replay per
-mechanism. Each finished row is appended at once to a partial table next to the output, stamped with a digest of
-everything that decides the results (the scenario, its platforms and traces, the engine): a run interrupted, or one
-whose points failed, resumes from it and recomputes nothing that finished. A failed point keeps its error in the
-table, is listed at the end, and never stops the others.
+Every replay is a task (progsim/sweep_tasks.py). An overlap point replays its references first (the communication
+alone once per size, the computation alone once per computation time), then one overlapped replay per cell; a trace
+point is one replay per mechanism. Each finished row goes at once to the partial table (progsim/sweep_table.py), from
+which a run interrupted, or one whose points failed, resumes. A failed point keeps its error in the table, is listed
+at the end, and never stops the others.
 
 Dask workers must see the same files as this process (a shared file system, as on a cluster's nodes).
 """
 
 from __future__ import annotations
 
-import csv
-import hashlib
-import statistics
 import sys
-import tempfile
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
-from progsim import __version__, cells, overlap
+from progsim import cells, overlap
 from progsim import sweep as sweep_module
-from progsim.engine import engine_binary, inspect_trace, replay
+from progsim.engine import inspect_trace
 from progsim.errors import InputError
 from progsim.platform import Compiled, load_platform
 from progsim.platform.model import Platform
+from progsim.platform_cache import prepare_platform
 from progsim.pools import Pool, default_jobs, make_pool
 from progsim.progress_bar import ProgressBar
-from progsim.sweep import OverlapWorkload, Point, SweepSpec, TraceWorkload, axis_column
-
-TRACE_METRICS = ["simulated_time", "compute_mean", "mpi_mean", "wait_mean", "progress_cpu_mean"]
-
-
-# ---- tasks: module functions, so that worker processes (local or Dask) can run them -------------------------------
-
-def reference_task(kind: str, cell: overlap.Cell, compiled: Compiled, mechanism: str,
-                   settings: list[str]) -> tuple[float, float] | str:
-    """Per rank, the communication alone's time or the computation alone's; an error's first line if it fails."""
-    reference = overlap.communication_reference if kind == "comm" else overlap.computation_reference
-    try:
-        with tempfile.TemporaryDirectory(prefix="progsim-sweep-") as scratch:
-            return reference(cell, compiled, mechanism, Path(scratch), settings)
-    except overlap.ReplayFailed as error:
-        return str(error).splitlines()[0]
-
-
-def cell_task(cell: overlap.Cell, compiled: Compiled, mechanism: str, settings: list[str],
-              references: overlap.References) -> dict[str, str] | str:
-    """A cell's metric columns (progsim/cells.py), or an error's first line."""
-    try:
-        with tempfile.TemporaryDirectory(prefix="progsim-sweep-") as scratch:
-            metrics = overlap.measure(cell, compiled, mechanism, Path(scratch), settings, references)
-    except overlap.ReplayFailed as error:
-        return str(error).splitlines()[0]
-    return cells.metric_fields([m.overhead_ratio for m in metrics], [m.computation_slowdown for m in metrics],
-                               [m.communication_ratio for m in metrics],
-                               statistics.median([m.t_comm_ref for m in metrics]),
-                               statistics.median([m.t_comp_ref for m in metrics]))
-
-
-def trace_task(trace: Path, compiled: Compiled, mechanism: str, settings: list[str]) -> dict[str, str] | str:
-    """The per-rank means of a trace's replay, or the reason it failed (the engine's first error line)."""
-    with tempfile.TemporaryDirectory(prefix="progsim-sweep-") as scratch:
-        run = replay(trace, compiled, mechanism, Path(scratch) / "results.json", settings=settings)
-    if run.returncode != 0 or run.results is None:
-        lines = [line.strip() for line in run.stderr.splitlines() if line.strip()]
-        first = next((line for line in lines if line.startswith(("progsim: error:", "Deadlock"))),
-                     lines[0] if lines else "no message")
-        return f"exit {run.returncode}: {first.removeprefix('progsim: error: ')[:300]}"
-    ranks = run.results["ranks"]
-    n = len(ranks)
-    return {"simulated_time": f"{run.results['simulated_time']:.9g}",
-            "compute_mean": f"{sum(r['compute_time'] for r in ranks) / n:.9g}",
-            "mpi_mean": f"{sum(r['mpi_time'] for r in ranks) / n:.9g}",
-            "wait_mean": f"{sum(r['wait_time'] for r in ranks) / n:.9g}",
-            "progress_cpu_mean": f"{sum(r['progress_cpu_time'] for r in ranks) / n:.9g}"}
-
-
-# ---- the table ----------------------------------------------------------------------------------------------------
-
-def point_columns(spec: SweepSpec) -> list[str]:
-    """The columns that say which point a row is: the platform's name, the mechanism, then every other axis (the
-    axis of whole platforms is the column platform_file)."""
-    return ["platform", "mechanism", *[axis_column(a.name) for a in spec.axes if a.name != "progress"]]
-
-
-def table_columns(spec: SweepSpec) -> list[str]:
-    if isinstance(spec.workload, OverlapWorkload):
-        return [*point_columns(spec), *cells.COLUMNS]
-    return [*point_columns(spec), *TRACE_METRICS, "error"]
-
-
-def key_columns(spec: SweepSpec) -> list[str]:
-    return [*point_columns(spec), *(cells.CELL if isinstance(spec.workload, OverlapWorkload) else [])]
-
-
-def inputs_digest(spec: SweepSpec, points: list[Point]) -> str:
-    """What decides the results: the scenario, the platforms, the traces (list files, and the size of each trace
-    file), the engine and progsim's version; a partial table from other inputs is not resumed."""
-    digest = hashlib.sha256(__version__.encode())
-    files = {spec.path, *(p.platform for p in points)}
-    for point in points:
-        if isinstance(point.workload, TraceWorkload):
-            files.add(point.workload.trace)
-    for file in sorted(files):
-        digest.update(str(file.name).encode() + file.read_bytes())
-    for listing in sorted({p.workload.trace for p in points if isinstance(p.workload, TraceWorkload)}):
-        for trace in inspect_trace(listing).files:
-            digest.update(str(trace.stat().st_size).encode())
-    with engine_binary().open("rb") as engine:
-        for block in iter(lambda: engine.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()[:20]
-
-
-@dataclass
-class PartialTable:
-    """Rows appended as they finish, after a first line that stamps the inputs' digest."""
-
-    path: Path
-    digest: str
-    columns: list[str]
-    rows: dict[tuple[str, ...], dict[str, str]] = field(default_factory=dict)
-
-    def stamp(self) -> str:
-        return f"# progsim sweep, inputs {self.digest}"
-
-    def load(self, keys: list[str]) -> str:
-        """Rows of an earlier run from the same inputs; a sentence saying what was kept or why not."""
-        if not self.path.is_file():
-            return ""
-        with self.path.open(newline="") as handle:
-            first = handle.readline().rstrip("\n")
-            if first != self.stamp():
-                return f"{self.path}: from other inputs (the scenario, a platform, a trace or the engine changed): " \
-                       f"starting over"
-            reader = csv.DictReader(handle)
-            if reader.fieldnames != self.columns:
-                return f"{self.path}: other columns: starting over"
-            for row in reader:
-                if not row.get("error"):
-                    self.rows[tuple(row[k] for k in keys)] = row
-        return f"resuming from {self.path}: {len(self.rows)} rows already done"
-
-    def open(self) -> None:
-        self.handle = self.path.open("w", newline="")
-        self.handle.write(self.stamp() + "\n")
-        self.writer = csv.DictWriter(self.handle, self.columns)
-        self.writer.writeheader()
-        self.writer.writerows(self.rows.values())
-        self.handle.flush()
-
-    def add(self, row: dict[str, str]) -> None:
-        if not row.get("error"):
-            self.writer.writerow(row)
-            self.handle.flush()
-
-    def close(self) -> None:
-        self.handle.close()
+from progsim.sweep import OverlapWorkload, Point, SweepSpec, TraceWorkload
+from progsim.sweep_table import PartialTable, inputs_digest, key_columns, point_columns, table_columns
+from progsim.sweep_tasks import cell_task, reference_task, trace_task
 
 
 # ---- the run ------------------------------------------------------------------------------------------------------
@@ -195,8 +63,6 @@ class _Run:
 
     def compile(self, point: Point, ranks: int) -> Compiled:
         """Each (platform, placement, ranks) compiled once, in this process, before its tasks are sent out."""
-        from progsim.cli import prepare_platform
-
         key = (point.platform, point.ranks_per_node, point.placement_policy, ranks)
         if key not in self.compiled:
             self.compiled[key] = prepare_platform(point.platform, ranks, point.ranks_per_node, point.placement_policy)

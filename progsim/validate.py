@@ -308,7 +308,7 @@ class Condition:
 
 def parse_where(text: str) -> list[Condition]:
     """'size_bytes >= 64KiB and compute_s < 10ms': clauses COLUMN OP VALUE joined by 'and' (ValueError if not)."""
-    from progsim.platform.model import parse_quantity
+    from progsim.platform.quantity import parse_quantity
 
     conditions = []
     for clause in re.split(r"\s+and\s+", text.strip()) if text.strip() else []:

@@ -32,7 +32,7 @@ from benchmark_report import (SMPI, Measure, Row, fmt, plot, print_table, size_t
                               table, write_csv)
 from progsim.engine import engine_binary, progress_mechanisms, smpi_tool  # noqa: E402
 from progsim.platform import Compiled, compile_platform, load_platform  # noqa: E402
-from progsim.platform.model import parse_quantity  # noqa: E402
+from progsim.platform.quantity import parse_quantity  # noqa: E402
 from progsim.tracegen import ring_lines, write_trace  # noqa: E402
 
 DEFAULT_MECHANISMS = ("ideal", "none", "thread", "dedicated-core", "offload")

@@ -1,4 +1,5 @@
-"""`progsim calibrate` (progsim/calibrate.py): platforms fitted through the simulator to measured ping-pongs.
+"""`progsim calibrate` (progsim/calibrate.py, measuring through progsim/calibration_probe.py): platforms fitted
+through the simulator to measured ping-pongs.
 
 Expected values: a fit given the simulated ping-pongs of a platform whose parameters are known must find those
 parameters again (the simulator is deterministic, so exactly up to the fit's tolerance); on the real Open MPI of
@@ -20,6 +21,8 @@ import yaml
 
 from conftest import REPOSITORY, run_cli, write_ranks
 from progsim import calibrate
+from progsim.calibration_probe import (CORE_PROBE_S, PINGPONG_SIZES, CoreShare, Measured, Protocols,
+                                       sliced_seconds)
 from progsim.platform import load_platform
 from progsim.platform.yamlsource import load_located, set_path
 
@@ -29,27 +32,25 @@ TRUTH = {"node.memory.latency": 4e-7, "node.copy_bandwidth": 6e9, "node.memory.b
          "mpi.overheads.step": 3e-7}
 
 
-NOT_STRETCHED = calibrate.CoreShare(calibrate.CORE_PROBE_S, tuple(1.01 * t for t in calibrate.CORE_PROBE_S))
+NOT_STRETCHED = CoreShare(CORE_PROBE_S, tuple(1.01 * t for t in CORE_PROBE_S))
 
 
 def measured(half_rtt: list[float], transport: str = "shm", late_receive: float = 6e-7,
-             core: calibrate.CoreShare = NOT_STRETCHED) -> calibrate.Measured:
-    protocols = calibrate.Protocols(4097, 4096, 6144, "get", "sender done early up to 4096 B; ratio 0.01",
-                                    late_receive)
-    return calibrate.Measured("openmpi", "4.1.4", transport, (), SIZES, half_rtt, 3e-7, 2e-7, 5e-8, protocols, core)
+             core: CoreShare = NOT_STRETCHED) -> Measured:
+    protocols = Protocols(4097, 4096, 6144, "get", "sender done early up to 4096 B; ratio 0.01", late_receive)
+    return Measured("openmpi", "4.1.4", transport, (), SIZES, half_rtt, 3e-7, 2e-7, 5e-8, protocols, core)
 
 
 # MPICH 4.0.2 with MPIR_CVAR_ASYNC_PROGRESS=1 here: computations of 1, 3, 10 and 30 ms alone took 1.00, 1.01, 1.82
 # and 1.95 times as long (validation/measured/mpich-shm-asyncthread.csv, t_comp_ref, median over the sizes).
-MPICH_ASYNC = calibrate.CoreShare((1e-3, 3e-3, 10e-3, 30e-3), (1.00e-3, 3.03e-3, 18.2e-3, 58.5e-3))
+MPICH_ASYNC = CoreShare((1e-3, 3e-3, 10e-3, 30e-3), (1.00e-3, 3.03e-3, 18.2e-3, 58.5e-3))
 
 
 def test_a_thread_that_spins_on_the_ranks_core_is_recognized_and_its_slice_fitted() -> None:
     assert MPICH_ASYNC.spinning
     assert MPICH_ASYNC.slice_s == pytest.approx(4e-3, abs=0.3e-3)  # one tick of a HZ=250 kernel
     assert not NOT_STRETCHED.spinning and NOT_STRETCHED.stolen == pytest.approx(0.0099, abs=1e-4)
-    exact = calibrate.CoreShare(calibrate.CORE_PROBE_S,
-                                tuple(calibrate.sliced_seconds(t, 2.5e-3) for t in calibrate.CORE_PROBE_S))
+    exact = CoreShare(CORE_PROBE_S, tuple(sliced_seconds(t, 2.5e-3) for t in CORE_PROBE_S))
     assert exact.slice_s == pytest.approx(2.5e-3)
 
 
@@ -65,7 +66,7 @@ def test_the_calibrations_slices_are_the_engines(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     seconds = 1.7e9 / data["node"]["core_speed"]
     computed = json.loads(out.read_text())["ranks"][0]["compute_time"]
-    assert computed == pytest.approx(calibrate.sliced_seconds(seconds, MPICH_ASYNC.slice_s), rel=1e-6)
+    assert computed == pytest.approx(sliced_seconds(seconds, MPICH_ASYNC.slice_s), rel=1e-6)
     assert computed > 1.5 * seconds
 
 
@@ -133,7 +134,7 @@ def test_calibrating_open_mpi_over_shared_memory(tmp_path: Path) -> None:
     assert int(float(settings["shm-eager-threshold"])) <= int(_ompi_vader("eager_limit")) + 1
     assert settings["shm-rendezvous"] == ("get" if _ompi_vader("single_copy_mechanism") == "cma" else "put")
     residuals = [float(m.group(1)) for m in re.finditer(r"us\s+([+-][0-9.]+)%", done.stdout)]
-    assert len(residuals) == len(calibrate.PINGPONG_SIZES)
+    assert len(residuals) == len(PINGPONG_SIZES)
     # The fit trades the smallest sizes against the late receive (a receiver's CPU per message, which a ping-pong
     # mixes up with the latency), and a single copy bandwidth cannot follow a copy that leaves the caches: the
     # sizes are held to their median (measured here: 20 to 30 %, on a 2-core machine shared with others).

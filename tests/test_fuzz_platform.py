@@ -29,7 +29,8 @@ from hypothesis import strategies as st
 
 from conftest import REPOSITORY
 from progsim.errors import InputError
-from progsim.platform.model import Platform, load_platform
+from progsim.platform.loader import load_platform
+from progsim.platform.model import Platform
 
 FUZZ_SECONDS = float(os.environ.get("PROGSIM_FUZZ_SECONDS", "0"))
 

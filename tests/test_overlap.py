@@ -160,7 +160,7 @@ def test_an_interrupted_grid_resumes_without_recomputing_its_finished_cells(tmp_
 
     from conftest import run_cli
     from progsim.sweep import overlap_sweep
-    from progsim.sweep_run import PartialTable, inputs_digest
+    from progsim.sweep_table import PartialTable, inputs_digest
 
     yaml = platform(tmp_path)
     out = tmp_path / "cells.csv"

@@ -10,7 +10,7 @@ import pytest
 from conftest import REPOSITORY, write_platform
 from progsim.engine import replay, smpi_replay_time
 from progsim.platform import compile_platform, load_platform, placement
-from progsim.platform.model import parse_quantity
+from progsim.platform.quantity import parse_quantity
 from progsim.tracegen import ring_lines, write_trace
 
 SHIPPED = sorted((REPOSITORY / "platforms").glob("*.yaml"))

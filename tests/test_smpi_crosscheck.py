@@ -12,10 +12,9 @@ from pathlib import Path
 import pytest
 
 from conftest import REPOSITORY
-from progsim.engine import replay, smpi_replay_time
+from progsim.engine import inspect_trace, replay, smpi_replay_time
 from progsim.platform import compile_platform, load_platform
 from progsim.tracegen import ring_lines, write_trace
-from progsim.cli import trace_ranks
 
 TRACES = REPOSITORY / "validation" / "traces"
 POINT_TO_POINT, COLLECTIVES = 0.01, 0.02
@@ -52,7 +51,7 @@ def test_captured_traces_match_smpi(tmp_path: Path, monkeypatch: pytest.MonkeyPa
                                     platform_name: str, ranks_per_node: int, tolerance: float) -> None:
     monkeypatch.chdir(REPOSITORY)  # the captured list files name their traces from the repository root
     trace = Path("validation/traces") / name / "trace_list.txt"
-    compiled = compile_for(tmp_path, platform_name, trace_ranks(trace), ranks_per_node)
+    compiled = compile_for(tmp_path, platform_name, inspect_trace(trace).ranks, ranks_per_node)
     check(trace, compiled, tolerance, tmp_path)
 
 

@@ -1,4 +1,5 @@
-"""`progsim sweep`: scenario YAML sweeps (progsim/sweep.py) run into one table (progsim/sweep_run.py).
+"""`progsim sweep`: scenario YAML sweeps (progsim/sweep.py) run into one table (progsim/sweep_run.py,
+progsim/sweep_tasks.py, progsim/sweep_table.py).
 
 Expected values: on the analytic platform (tests/analytic_platform.py) one 16 MiB message takes 2 L + (S + 16) / B,
 so a sweep over the NIC's bandwidth must give those times; a sweep's rows must equal what `progsim replay` and
@@ -179,7 +180,7 @@ def test_resuming_recomputes_no_finished_row_and_ignores_other_inputs(tmp_path: 
     column = lines[0].split(",").index("overhead_ratio")
     marked[column] = "123.0000"  # a value no replay gives: it survives only if the row is not recomputed
     from progsim.sweep import load_sweep
-    from progsim.sweep_run import PartialTable, inputs_digest
+    from progsim.sweep_table import PartialTable, inputs_digest
 
     spec = load_sweep(path)
     stamp = PartialTable(Path("x"), inputs_digest(spec, spec.points()), []).stamp()

@@ -7,6 +7,7 @@ switch each node's NICs plug into. The node count of each topology follows SimGr
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass, field
 
 from progsim.platform.model import InterconnectSpec
@@ -123,3 +124,14 @@ def build(spec: InterconnectSpec, nodes: int) -> SwitchGraph:
 def node_count(graph: SwitchGraph) -> int:
     return len(graph.node_switch)
 
+
+def declared_nodes(spec: InterconnectSpec) -> int | None:
+    """How many nodes the topology's parameters give, without building it (None: flat holds any number)."""
+    if spec.fat_tree is not None:
+        return math.prod(spec.fat_tree["down"])
+    if spec.torus is not None:
+        return math.prod(spec.torus)
+    if spec.dragonfly is not None:
+        d = spec.dragonfly
+        return int(d["groups"][0] * d["chassis"][0] * d["routers"][0] * d["nodes_per_router"])
+    return None
