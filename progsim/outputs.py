@@ -1,8 +1,10 @@
-"""Output paths, checked before anything runs: an output never replaces an input, and its folder exists."""
+"""Output files: their paths checked before anything runs (an output never replaces an input, and its folder exists),
+then each written through a partial file, so that a failure leaves none."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from progsim.errors import InputError
@@ -25,3 +27,14 @@ def check_outputs(outputs: dict[str, str | None], inputs: Iterable[Path]) -> Non
         if path.resolve() in seen:
             raise InputError(f"{path}: {option} and {seen[path.resolve()]} name the same file")
         seen[path.resolve()] = option
+
+
+def write_atomically(path: Path, write: Callable[[Path], object]) -> None:
+    """Writes through a partial file moved into place: a failure leaves no output."""
+    partial = path.with_name(path.name + ".partial")
+    try:
+        write(partial)
+        os.replace(partial, path)
+    finally:
+        if partial.exists():
+            partial.unlink()

@@ -3,7 +3,7 @@
 The Paje trace file format (Schnorr et al., "Paje trace file format", in PajeNG's documentation) is the text format
 SimGrid's `--cfg=tracing:yes` writes: a header of `%EventDef <name> <id>` ... `%EndEventDef` blocks that give the
 fields of each event, then one event per line (its id, then its fields in the defined order; strings with spaces in
-double quotes). The content is the Chrome export's (timeline.py):
+double quotes). The content is the Chrome export's (timeline_chrome.py):
 
   root container (the title)
     node N                       a container per node ("ranks" when the file does not say where a rank ran)
@@ -23,8 +23,9 @@ import heapq
 from dataclasses import dataclass
 from pathlib import Path
 
-from progsim.timeline import (COLOURS, STATE_LABELS, StateSpan, StepSpan, Timeline, _category, _state_name, arrows,
-                              rank_agent, tracks, write_atomically)
+from progsim.outputs import write_atomically
+from progsim.timeline import (COLOURS, STATE_LABELS, StateSpan, StepSpan, Timeline, arrows, rank_agent, state_name,
+                              step_category, tracks)
 
 #: A colour for what the picture does not draw ("starting"): grey.
 OTHER_COLOUR = "#BFBFBF"
@@ -211,13 +212,13 @@ class Values:
 
 def _rank_span(span: StateSpan, values: Values) -> Span:
     category = STATE_LABELS.get(span.state, span.state)
-    value = values.alias(RANK_STATE, _state_name(span), COLOURS.get(category, OTHER_COLOUR))
+    value = values.alias(RANK_STATE, state_name(span), COLOURS.get(category, OTHER_COLOUR))
     return Span(span.start, span.end, value, PUSH_RANK_STATE,
                 (_string(span.state), _optional(span.action), _optional(span.line)))
 
 
 def _step_span(step: StepSpan, kind: str, values: Values) -> Span:
-    value = values.alias(kind, step.step, COLOURS[_category(step)])
+    value = values.alias(kind, step.step, COLOURS[step_category(step)])
     return Span(step.start, step.end, value, PUSH_STEP,
                 (str(step.rank), _string(step.by), _optional(step.msg), _optional(step.peer), _optional(step.bytes),
                  _time(step.cpu), str(step.copied)))

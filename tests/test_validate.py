@@ -15,7 +15,8 @@ import pytest
 
 from conftest import REPOSITORY, run_cli
 from progsim import cells
-from progsim.validate import Tolerance, combine_runs, compare, parse_where, read_table
+from progsim.heatmap_compare import Tolerance, combine_runs, compare, read_table
+from progsim.heatmap_expectations import parse_where
 
 SIZES = [4096, 65536, 1048576]
 TIMES = [1e-4, 1e-3, 1e-2]
