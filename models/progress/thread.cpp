@@ -246,7 +246,7 @@ public:
     if (parameters_.thread_busy)
       shared_cores_[endpoint.rank()]->compute(endpoint.host(), flops);
     else
-      sg4::this_actor::execute(flops);
+      ProgressModel::compute(endpoint, flops);
   }
 
   void wait_ended(mpi::Endpoint& endpoint) override
