@@ -94,7 +94,7 @@ void World::copy(int rank, int64_t bytes, bool shared_core)
   BusTraffic bus; // read and write, at the copy's pace; a cached copy's bytes reach memory later, unwaited
   if (parameters_.copy_loads_bus)
     bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, memory_.cached(bytes));
-  bool own_core = not shared_core || uncontended_hosts_.count(host_of(rank)) != 0;
+  bool own_core = not shared_core || never_shared(host_of(rank));
   // Paced at the copy's speed, the flow lasts at least the copy's CPU time: on a core nobody shares, waiting for
   // it alone ends the copy at the same time, with one activity instead of two.
   if (own_core && bus.paced && not bus.empty()) {
@@ -119,18 +119,20 @@ int64_t World::memory_bytes(const trace::Action& compute) const
 
 void World::spend_cpu(sg4::Host* host, double seconds)
 {
-  if (uncontended_hosts_.count(host) != 0)
-    pause_.pass(seconds);
-  else // this_actor::execute would also set the default priority, one more simcall
-    sg4::this_actor::exec_init(seconds * host->get_speed())->start()->wait();
+  occupy_core(host, seconds * host->get_speed(), seconds);
 }
 
 void World::compute(sg4::Host* host, double flops)
 {
-  if (uncontended_hosts_.count(host) != 0)
-    pause_.pass(flops / host->get_speed());
-  else
-    sg4::this_actor::execute(flops);
+  occupy_core(host, flops, flops / host->get_speed());
+}
+
+void World::occupy_core(sg4::Host* host, double flops, double seconds)
+{
+  if (never_shared(host))
+    pause_.pass(seconds);
+  else // this_actor::execute would also set the default priority, one more simcall
+    sg4::this_actor::exec_init(flops)->start()->wait();
 }
 
 bool World::set_polling(Endpoint& endpoint, bool polling)
@@ -139,7 +141,7 @@ bool World::set_polling(Endpoint& endpoint, bool polling)
     polling_.erase(endpoint.rank());
     return false;
   }
-  if (not progress_->costs().poll_in_wait || uncontended_hosts_.count(endpoint.host()) != 0)
+  if (not progress_->costs().poll_in_wait || never_shared(endpoint.host()))
     return false; // a core of its own, or a mechanism whose waits cost nothing: the polling changes nothing
   polling_.emplace(endpoint.rank(), &endpoint);
   return not background_paused_;
