@@ -9,6 +9,7 @@ import hashlib
 import os
 from pathlib import Path
 
+import progsim.platform
 from progsim.errors import InputError
 from progsim.platform import Compiled, compile_platform, load_compiled, load_platform
 
@@ -23,10 +24,7 @@ def cache_root() -> Path:
 
 
 def compiled_cache(platform: Path, ranks: int) -> Path:
-    """Where a YAML platform is compiled for a run: a folder named after its content, so that the same inputs
-    give the same paths (and byte-identical results) from one run to the next."""
-    import progsim.platform
-
+    """Where a YAML platform is compiled for `ranks`: a folder named after its content and the compiler's."""
     hashed = platform.read_bytes() + str(ranks).encode()
     # Every module of the platform package reads, checks or compiles it: a changed one must not reuse an old
     # compilation.
