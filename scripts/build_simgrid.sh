@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds SimGrid 3.32 from its source release, with six changes that leave simulated times as they are, into a
+# Builds SimGrid 3.32 from its source release, with seven changes that leave simulated times as they are, into a
 # cache folder, once; prints the installation prefix. progsim builds its engine on it, and runs stock SMPI from it
 # (smpirun, smpicc), so that the reference and the engine are the same SimGrid.
 #
@@ -39,24 +39,27 @@
 # reason as the fourth change, that never happens in a replay. 4 to 5 % of the instructions of a 256-rank replay under
 # thread progression, 1 to 2 % under the other mechanisms.
 #
-# When the installed SimGrid is 3.34 or newer, nothing is built and nothing is printed. Set PROGSIM_SIMGRID=system
-# to keep Debian's 3.32 (slower at scale, same results). The build takes about 10 minutes on 2 cores.
+# A seventh change gives actors a way to hear of a communication's end from the kernel, as it ends:
+# Comm::on_kernel_completion_cb connects a callback to the signal CommImpl::on_completion, which 3.32 fires in the
+# maestro for every communication that ends but which only SimGrid's own plugins can reach (its class is not in the
+# installed headers). A waiting rank or progress agent then sleeps on a semaphore that its transfers' ends release,
+# instead of on a list of every transfer it follows plus an execution that other actors resume to wake it: no
+# activity list to register at each wait, and no execution for the CPU solver (progsim's mpi/TransferWatch). No
+# released SimGrid has such a hook, so the engine needs this build.
+#
+# The build takes about 10 minutes on 2 cores.
 set -euo pipefail
 
 VERSION=3.32
 SDIST_URL=https://files.pythonhosted.org/packages/a0/72/a42e5172ae0ef7633a97487cb99021901cf42931340cbb8c37605f608221/simgrid-3.32.tar.gz
 SDIST_SHA256=3cc752a28deb2ae42cd51cc835a572f13201702dc94545ced0e77c657231cd76
 # The changes below, as the stamp lists them for CMake (and results name them).
-CHANGES="activity-set paced-sendto exec-setters untimed-waits no-vm-bookkeeping no-exec-failure-slots"
+CHANGES="activity-set paced-sendto exec-setters untimed-waits no-vm-bookkeeping no-exec-failure-slots completion-hook"
 FLAVOUR=$VERSION-${CHANGES// /-} # a new list of changes builds into a new folder
 CACHE=${PROGSIM_SIMGRID_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/progsim/simgrid}
 PREFIX=$CACHE/$FLAVOUR
 STAMP=$PREFIX/.progsim-complete
 
-[ "${PROGSIM_SIMGRID:-}" = system ] && exit 0
-if pkg-config --atleast-version=3.34 simgrid 2>/dev/null; then
-  exit 0
-fi
 if [ -f "$STAMP" ]; then
   echo "$PREFIX"
   exit 0
@@ -143,6 +146,15 @@ perl -0pi -e 's{^(static void (?:add_active_exec\(s4u::Exec const& task\)|remove
 perl -0pi -e 's{(  auto pimpl = kernel::activity::ExecImplPtr\(new kernel::activity::ExecImpl\(\)\);\n)  unsigned int cb_id = Host::on_state_change\.connect\(.*?\n  \}\);\n  pimpl->set_cb_id\(cb_id\);\n}{$1  // progsim: no host is switched off in a replay, so no execution needs to watch its hosts\n}s' "$EXEC"
 [ "$(grep -c 'progsim: no host is switched off in a replay' "$EXEC")" = 1 ] && ! grep -q 'on_state_change' "$EXEC" \
   || { say "the host-failure slot change did not apply to $EXEC as expected"; exit 1; }
+
+# The completion hook: s4u::Comm::on_kernel_completion_cb connects a callback to the signal 3.32 already fires in the
+# maestro for every communication that ends (CommImpl::on_completion, which only SimGrid's own plugins can reach, its
+# class being out of the installed headers). The callback gets the kernel object, as Activity::get_impl() gives it.
+COMM_HPP=$SOURCE/include/simgrid/s4u/Comm.hpp
+perl -0pi -e 's{(  static void on_start_cb\(const std::function<void\(Comm const&\)>& cb\) \{ on_start\.connect\(cb\); \}\n)}{$1  /** progsim: calls cb in the maestro when any communication ends, with its get_impl(), before its waiters resume */\n  static void on_kernel_completion_cb(const std::function<void(const kernel::activity::ActivityImpl*)>& cb);\n}' "$COMM_HPP"
+perl -0pi -e 's{(xbt::signal<void\(Comm const&\)> Comm::on_recv;\n)}{$1\nvoid Comm::on_kernel_completion_cb(const std::function<void(const kernel::activity::ActivityImpl*)>& cb) // progsim\n\{\n  kernel::activity::CommImpl::on_completion.connect([cb](kernel::activity::CommImpl const& comm) \{ cb(&comm); \});\n\}\n}' "$COMM"
+[ "$(grep -c 'on_kernel_completion_cb' "$COMM_HPP")" = 1 ] && [ "$(grep -c 'on_kernel_completion_cb' "$COMM")" = 1 ] \
+  || { say "the completion hook did not apply to $COMM_HPP and $COMM as expected"; exit 1; }
 
 # SMPI's C tools are built (smpirun, smpicc, the replay), not Fortran, Java, Python or the documentation.
 rm -rf "$PREFIX"

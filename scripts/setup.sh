@@ -34,8 +34,8 @@ assert hypothesis.__version_info__ >= (6, 62)" 2>/dev/null; then
     || "$PYTHON" -m pip install --quiet --break-system-packages "${PY_PACKAGES[@]}"
 fi
 
-# SimGrid 3.32 as Debian has it, but for one container that makes it slow with thousands of ranks: built once into
-# ~/.cache/progsim/simgrid (about 10 minutes), unless the installed SimGrid is 3.34 or newer (scripts/build_simgrid.sh).
+# SimGrid 3.32 as Debian has it, with the changes scripts/build_simgrid.sh lists (speed at scale, and the kernel hook
+# the engine needs): built once into ~/.cache/progsim/simgrid (about 10 minutes).
 SIMGRID_PREFIX=$(scripts/build_simgrid.sh)
 # CMake keeps what pkg-config found: a build configured on another SimGrid starts afresh.
 if [ -f build/CMakeCache.txt ] && [ "$(cat build/simgrid-prefix.txt 2>/dev/null)" != "$SIMGRID_PREFIX" ]; then

@@ -37,20 +37,20 @@ NETWORKS = {
 }
 
 
-# A control message that reaches a waiting rank rings it, and the ring takes one flop of its core (mpi/Doorbell.hpp).
-# As a transfer ending within that flop, SimGrid ends the flop with it (an action less than surf/precision, 1 ns,
-# from its end ends with the event before); as a date, it ends on its own. A 64 B message between two ranks of one
-# host takes 64 ps, so times may differ by up to one flop per control message there (three in a put rendezvous),
-# either way; between nodes the control bytes alone take 6.4 ns per message, so a wrong rate or factor cannot hide.
-RINGS = 3 / SPEED
+# As a transfer, a control message ends when SimGrid's network model ends it, which is with any event less than
+# surf/precision (1 ns, as the engine sets it) before its end; as a date, a kernel timer ends it at the date exactly.
+# A 64 B message between two ranks of one host takes 64 ps, so times may differ by up to that precision per control
+# message there (three in a put rendezvous), either way; between nodes the control bytes alone take 6.4 ns per
+# message, so a wrong rate or factor cannot hide.
+PRECISION = 3 * 1e-9
 
 
 def same_times(a: dict, b: dict) -> None:
-    assert a["simulated_time"] == pytest.approx(b["simulated_time"], rel=0, abs=RINGS)
+    assert a["simulated_time"] == pytest.approx(b["simulated_time"], rel=0, abs=PRECISION)
     for x, y in zip(a["ranks"], b["ranks"]):
         for key, value in x.items():
             if isinstance(value, float):
-                assert value == pytest.approx(y[key], rel=0, abs=RINGS), (x["rank"], key)
+                assert value == pytest.approx(y[key], rel=0, abs=PRECISION), (x["rank"], key)
 
 
 # 100 kB control messages make the bytes' time dominate (10 us): the cross-traffic's 5 % on a link crossed both ways,

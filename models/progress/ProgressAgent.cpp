@@ -5,7 +5,7 @@
 #include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
-#include <limits>
+#include <utility>
 
 namespace sg4 = simgrid::s4u;
 
@@ -19,84 +19,76 @@ constexpr double kAheadOfRanks = 1e6;
 
 void ProgressAgent::keep_load()
 {
-  // The agent starts and cancels its load itself: SimGrid 3.32 cannot suspend an execution it resumed once.
   bool wanted = reserved_bound_ > 0 && not load_paused_ && not stopping_;
   if (wanted && not load_) {
-    load_ = sg4::this_actor::exec_init(1e300);
-    load_->set_bound(reserved_bound_);
-    if (reserved_ahead_)
-      load_->set_priority(kAheadOfRanks * reserved_loads_);
-    else if (reserved_loads_ > 1)
-      load_->set_priority(reserved_loads_);
-    load_->start();
+    load_ = reserved_on_->start_load(reserved_bound_, reserved_ahead_ ? kAheadOfRanks * reserved_loads_ : reserved_loads_);
   } else if (not wanted && load_) {
-    load_->cancel();
-    load_ = nullptr;
+    reserved_on_->stop_load(*load_);
+    load_.reset();
   }
+}
+
+mpi::Endpoint* ProgressAgent::ready_endpoint(double& next_ready)
+{
+  // The endpoint whose transfer ended first while the agent waited (even if its rank ran the step first: the agent
+  // woke for it all the same), then the others in their order, as a wait on all their transfers would find them.
+  if (mpi::Endpoint* rung = std::exchange(first_rung_, nullptr))
+    return rung;
+  next_ready = mpi::Wakeup::kNoDate;
+  for (auto* endpoint : endpoints_) {
+    double ready = endpoint->next_ready(*this);
+    if (ready <= sg4::Engine::get_clock())
+      return endpoint;
+    next_ready = std::min(next_ready, ready);
+  }
+  return nullptr;
 }
 
 void ProgressAgent::operator()()
 {
-  std::vector<sg4::ActivityPtr> watched;
-  std::vector<mpi::Endpoint*> owner; // of each watched activity
   while (not stopping_) {
     keep_load(); // CPU this agent takes from the ranks while some rank runs
-    // The bell is spent only when it rang: otherwise the same one keeps waiting.
-    bool woken_by_bell   = not doorbell_.arm() || stopping_;
-    mpi::Endpoint* ready = nullptr;
-    if (not woken_by_bell) {
-      // From here to the wait nothing yields: work added later finds the agent waiting and rings.
+    double next_ready    = mpi::Wakeup::kNoDate;
+    mpi::Endpoint* ready = ready_endpoint(next_ready);
+    if (ready == nullptr) {
+      // Nothing yields from the look above to the wait: work ready later finds the agent waiting and rings.
       waiting_ = true;
-      watched.assign(1, doorbell_.activity());
-      owner.assign(1, nullptr);
-      double next_arrival = std::numeric_limits<double>::infinity();
-      for (auto* endpoint : endpoints_) {
-        next_arrival = std::min(next_arrival, endpoint->add_activities(watched, *this));
-        owner.resize(watched.size(), endpoint);
-      }
-      if (next_arrival <= sg4::Engine::get_clock()) {
-        // A control message arrived while the agent ran steps: the first endpoint with anything ready, as a wait
-        // on the endpoints' transfers, in their order, would find it.
-        waiting_ = false;
-        ready    = *std::find_if(endpoints_.begin(), endpoints_.end(),
-                                 [this](const mpi::Endpoint* endpoint) { return endpoint->has_ready(*this); });
-      } else {
-        ssize_t ended = mpi::wait_until(watched, next_arrival);
-        waiting_      = false;
-        if (ended < 0) // a control message arrives now: look again
-          continue;
-        ready         = owner[ended];
-        woken_by_bell = ready == nullptr;
-      }
+      wakeup_.wait_until(next_ready);
+      waiting_ = false;
+      continue; // look again
     }
-    if (woken_by_bell) { // new work to follow: look again
-      doorbell_.spent();
-      continue;
-    }
-    // Only the endpoint whose activity ended: the others' ready activities end the next wait at once.
+    // Only that endpoint: the others' ready steps are found at the next look, at once.
     before_steps();
     ready->progress(*this);
   }
-  doorbell_.cancel();
   keep_load();
 }
 
 void ProgressAgent::pause_load(bool paused)
 {
   load_paused_ = paused;
-  doorbell_.ring(); // the agent looks again, and starts or cancels its load
+  wakeup_.ring(); // the agent looks again, and starts or cancels its load
 }
 
 void ProgressAgent::stop()
 {
   stopping_ = true;
-  doorbell_.ring();
+  wakeup_.ring();
 }
 
-void ProgressAgent::ring(mpi::Endpoint&)
+void ProgressAgent::ring(mpi::Endpoint& endpoint)
 {
-  if (waiting_) // otherwise the agent looks at its endpoints' activities anew before it waits
-    doorbell_.ring();
+  if (not waiting_) // otherwise the agent looks at its endpoints anew before it waits
+    return;
+  if (first_rung_ == nullptr)
+    first_rung_ = &endpoint;
+  wakeup_.ring();
+}
+
+void ProgressAgent::expect(mpi::Endpoint&, double date)
+{
+  if (waiting_)
+    wakeup_.wake_by(date);
 }
 
 } // namespace progsim::models::progress

@@ -1,11 +1,12 @@
 /* An actor that runs the protocol steps of some endpoints while their ranks compute. */
 #pragma once
 
-#include "mpi/Doorbell.hpp"
+#include "mpi/HostCores.hpp"
 #include "mpi/StepRunner.hpp"
+#include "mpi/Wakeup.hpp"
 
-#include <simgrid/s4u/Exec.hpp>
-
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace progsim::mpi {
@@ -25,13 +26,15 @@ public:
   /** The agent also serves `endpoint`. */
   void serve(mpi::Endpoint& endpoint) { endpoints_.push_back(&endpoint); }
   const std::vector<mpi::Endpoint*>& endpoints() const { return endpoints_; }
-  void ring(mpi::Endpoint&) override;
-  /** Keeps a core of its host busy for as long as the agent runs: `bound` flop/s, ahead of the ranks when
+  void ring(mpi::Endpoint& endpoint) override;
+  void expect(mpi::Endpoint& endpoint, double date) override;
+  /** Keeps a core of `cores` busy for as long as the agent runs: `bound` flop/s, ahead of the ranks when
    * `ahead` (a reserved core: the ranks cannot have it), or sharing fairly (idle polling). The load may stand for
    * `loads` equal ones (every thread's polling on a host): max-min sharing gives a load of priority n and bound
-   * n x b exactly what it gives n loads of bound b, with one activity instead of n. */
-  void reserve(double bound, bool ahead, int loads = 1)
+   * n x b exactly what it gives n loads of bound b. */
+  void reserve(mpi::HostCores& cores, double bound, bool ahead, int loads = 1)
   {
+    reserved_on_    = &cores;
     reserved_bound_ = bound;
     reserved_ahead_ = ahead;
     reserved_loads_ = loads;
@@ -49,15 +52,20 @@ private:
   /** Starts or cancels the load as it should be now. */
   void keep_load();
 
+  /** The endpoint with a step to run now, if any, and otherwise when the next one is ready. */
+  mpi::Endpoint* ready_endpoint(double& next_ready);
+
   std::vector<mpi::Endpoint*> endpoints_;
-  mpi::Doorbell doorbell_;
-  simgrid::s4u::ExecPtr load_;
+  mpi::Wakeup wakeup_;
+  mpi::Endpoint* first_rung_ = nullptr; // whose transfer ended first while the agent waited
+  mpi::HostCores* reserved_on_ = nullptr;
+  std::optional<uint64_t> load_;
   bool load_paused_      = false;
   double reserved_bound_ = 0;
   bool reserved_ahead_   = false;
   int reserved_loads_    = 1;
   bool stopping_         = false;
-  bool waiting_          = false; // blocked in its wait: new work must ring
+  bool waiting_          = false; // blocked in its wait: ready work must ring
 };
 
 } // namespace progsim::models::progress

@@ -73,7 +73,7 @@ public:
   SharedCore(double slice, mpi::TimedPause& pause) : slice_(slice), pause_(pause) {}
 
   /** The rank computes `flops` on `host`, in its slices. */
-  void compute(const sg4::Host* host, double flops)
+  void compute(mpi::World& world, sg4::Host* host, double flops)
   {
     const double speed = host->get_speed();
     double remaining   = flops;
@@ -85,7 +85,7 @@ public:
       }
       double room = (slice_end(now) - now) * speed; // what the rank computes in the rest of its slice
       double part = remaining <= room * (1 + 1e-12) ? remaining : room;
-      sg4::this_actor::execute(part);
+      world.compute(host, part);
       remaining -= part;
     }
   }
@@ -244,7 +244,7 @@ public:
   void compute(mpi::Endpoint& endpoint, double flops) override
   {
     if (parameters_.thread_busy)
-      shared_cores_[endpoint.rank()]->compute(endpoint.host(), flops);
+      shared_cores_[endpoint.rank()]->compute(endpoint.world(), endpoint.host(), flops);
     else
       ProgressModel::compute(endpoint, flops);
   }
@@ -282,7 +282,7 @@ public:
     }
     if (polling_share() > 0 && not parameters_.thread_spare_core) // idle polling keeps part of a core busy
       for (sg4::Host* host : hosts)
-        start_polling_loads(host, world.ranks_on(host));
+        start_polling_loads(world, host, world.ranks_on(host));
   }
 
   int extra_cpu_users(const mpi::World& world, const sg4::Host* host) const override
@@ -315,13 +315,13 @@ public:
 
 private:
   /** The idle polling of the `threads` threads of `host`, in as few loads as SimGrid's one-core bound allows. */
-  void start_polling_loads(sg4::Host* host, int threads)
+  void start_polling_loads(mpi::World& world, sg4::Host* host, int threads)
   {
     const int per_load = std::max(1, static_cast<int>(std::floor(1 / polling_share())));
     for (int first = 0; first < threads; first += per_load) {
       int group = std::min(per_load, threads - first);
       auto load = std::make_shared<PollingLoad>();
-      load->reserve(group * polling_share() * host->get_speed(), false, group);
+      load->reserve(world.cores_of(host), group * polling_share() * host->get_speed(), false, group);
       polling_loads_.push_back(load);
       sg4::Actor::create("idle-polling-" + host->get_name(), host, [load]() { (*load)(); });
     }

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(progsim_protocol, progsim, "Protocol steps of every rank: who runs what, when");
 
@@ -27,12 +28,9 @@ void RankRunner::ring(Endpoint& endpoint)
   endpoint.notify_rank();
 }
 
-ssize_t wait_until(const std::vector<sg4::ActivityPtr>& activities, double date)
+void RankRunner::expect(Endpoint& endpoint, double date)
 {
-  if (date == std::numeric_limits<double>::infinity())
-    return sg4::Activity::wait_any(activities);
-  double now = sg4::Engine::get_clock();
-  return date <= now ? -1 : sg4::Activity::wait_any_for(activities, date - now);
+  endpoint.rank_expects(date);
 }
 
 Endpoint::Endpoint(World& world, int rank, sg4::Host* host)
@@ -231,8 +229,24 @@ void Endpoint::describe(Followed& followed, const StepMessage& message) const
 
 void Endpoint::add_followed(Followed followed)
 {
-  StepRunner& runner = *followed.runner;
   followed_.push_back(std::move(followed));
+  announce(followed_.back());
+}
+
+void Endpoint::announce(const Followed& followed)
+{
+  StepRunner& runner = *followed.runner;
+  if (followed.activity) { // its end rings them
+    world_.transfers().watch(followed.activity, *this, runner);
+    return;
+  }
+  runner.expect(*this, followed.arrives);
+  if (&runner != &own_runner_ && world_.progress().rank_also_runs(runner))
+    own_runner_.expect(*this, followed.arrives);
+}
+
+void Endpoint::transfer_ended(StepRunner& runner)
+{
   runner.ring(*this);
   if (&runner != &own_runner_ && world_.progress().rank_also_runs(runner))
     own_runner_.ring(*this);
@@ -432,6 +446,7 @@ void Endpoint::progress(StepRunner& runner)
     if (not it->after.empty()) { // the step waits for the transfer's other flows too
       it->activity = it->after.back();
       it->after.pop_back();
+      announce(*it);
       continue;
     }
     Followed done = std::move(*it);
@@ -445,24 +460,20 @@ void Endpoint::progress(StepRunner& runner)
     advance_collectives();
 }
 
-double Endpoint::add_activities(std::vector<sg4::ActivityPtr>& into, const StepRunner& runner) const
+double Endpoint::next_ready(const StepRunner& runner) const
 {
-  double next_arrival = std::numeric_limits<double>::infinity();
+  double next = Wakeup::kNoDate;
   for (auto const& followed : followed_) {
     if (not handles(runner, *followed.runner))
       continue;
-    if (followed.activity)
-      into.push_back(followed.activity);
-    else
-      next_arrival = std::min(next_arrival, followed.arrives);
+    double ready = followed.activity ? followed.activity->get_finish_time() : followed.arrives;
+    if (ready >= 0 && ready < next) {
+      if (followed.arrived())
+        return ready;
+      next = ready;
+    }
   }
-  return next_arrival;
-}
-
-bool Endpoint::has_ready(const StepRunner& runner) const
-{
-  return std::any_of(followed_.begin(), followed_.end(),
-                     [this, &runner](const Followed& f) { return ready_for(runner, f); });
+  return next;
 }
 
 void Endpoint::finish()
@@ -473,36 +484,32 @@ void Endpoint::finish()
 void Endpoint::notify_rank()
 {
   if (rank_waiting_)
-    doorbell_.ring();
+    wakeup_.ring();
+}
+
+void Endpoint::rank_expects(double date)
+{
+  if (rank_waiting_)
+    wakeup_.wake_by(date);
 }
 
 void Endpoint::wait(const RequestPtr& request)
 {
   progress(own_runner_);
-  std::vector<sg4::ActivityPtr> watched;
   while (not request->complete()) {
-    if (not doorbell_.arm()) { // rang while the rank was not looking: look again
-      doorbell_.spent();
-    } else if (not request->complete()) { // arming yields: an agent may have completed it meanwhile
-      // From here to the wait nothing yields: work added or completed later finds the rank waiting and rings.
+    double next = next_ready(own_runner_);
+    if (next > sg4::Engine::get_clock()) {
+      // From here to the wait nothing yields: work made ready later finds the rank waiting and rings.
       rank_waiting_ = true;
-      watched.assign(1, doorbell_.activity());
-      double next_arrival = add_activities(watched, own_runner_);
-      // A polling rank keeps its core busy (a load the rank starts and cancels itself: SimGrid 3.32 cannot suspend
-      // an execution it resumed once). Starting it yields: a ring meanwhile ends the wait at once.
-      sg4::ExecPtr poll_load;
-      if (world_.set_polling(*this, true)) {
-        poll_load = sg4::this_actor::exec_init(1e300);
-        poll_load->set_bound(host_->get_speed());
-        poll_load->start();
-      }
-      auto ready = wait_until(watched, next_arrival);
-      if (poll_load)
-        poll_load->cancel();
-      world_.set_polling(*this, false);
-      if (ready == 0)
-        doorbell_.spent();
+      // A polling rank keeps its core busy: a load of one core, at the priority of any execution.
+      std::optional<uint64_t> poll_load;
+      if (world_.set_polling(*this, true))
+        poll_load = world_.cores_of(host_).start_load(host_->get_speed(), 1);
+      wakeup_.wait_until(next);
       rank_waiting_ = false;
+      if (poll_load)
+        world_.cores_of(host_).stop_load(*poll_load);
+      world_.set_polling(*this, false);
     }
     progress(own_runner_);
   }

@@ -2,10 +2,10 @@
 #pragma once
 
 #include "mpi/CollectiveRequest.hpp"
-#include "mpi/Doorbell.hpp"
 #include "mpi/MatchQueues.hpp"
 #include "mpi/Request.hpp"
 #include "mpi/StepRunner.hpp"
+#include "mpi/Wakeup.hpp"
 
 #include <simgrid/s4u/Activity.hpp>
 #include <simgrid/s4u/Host.hpp>
@@ -42,16 +42,13 @@ struct Transfer {
   std::vector<simgrid::s4u::ActivityPtr> memory;
 };
 
-/** Waits for the first of `activities` to end, or until `date` (infinity: no date). Returns the index of the one
- * that ended, or -1 at the date. */
-ssize_t wait_until(const std::vector<simgrid::s4u::ActivityPtr>& activities, double date);
-
 /** The rank itself as a step runner: it runs steps only inside its MPI calls, on its own core. */
 class RankRunner : public StepRunner {
 public:
   std::string_view name() const override { return "rank"; }
   void execute(Endpoint& endpoint, const StepWork& work) override;
   void ring(Endpoint& endpoint) override;
+  void expect(Endpoint& endpoint, double date) override;
 };
 
 /**
@@ -77,11 +74,15 @@ public:
 
   /** Runs every ready step `runner` handles, in the calling actor. */
   void progress(StepRunner& runner);
-  /** Adds the activities whose end `runner` must handle to `into`; returns the earliest date at which a control
-   * message it follows here arrives (infinity: none). */
-  double add_activities(std::vector<simgrid::s4u::ActivityPtr>& into, const StepRunner& runner) const;
-  /** Whether something `runner` follows here is ready for its step (a transfer ended, a control message arrived). */
-  bool has_ready(const StepRunner& runner) const;
+  /** When something `runner` follows here is ready for its step: now or earlier if it is already (a transfer
+   * ended, a control message arrived), the date a control message arrives, or Wakeup::kNoDate (the transfers it
+   * follows ring it when they end). */
+  double next_ready(const StepRunner& runner) const;
+  /** Whether something `runner` follows here is ready for its step. */
+  bool has_ready(const StepRunner& runner) const { return next_ready(runner) <= simgrid::s4u::Engine::get_clock(); }
+  /** A transfer this endpoint follows for `runner` ended (TransferWatch): the runner hears of it, and the rank too
+   * when it runs that runner's steps as well. */
+  void transfer_ended(StepRunner& runner);
   /** Whether `runner` handles a step assigned to `assigned`: its own, and the rank also those the mechanism
    * shares with it. */
   bool handles(const StepRunner& runner, const StepRunner& assigned) const;
@@ -121,6 +122,8 @@ public:
   void spend(double cpu_seconds, int64_t copy_bytes = 0);
   /** Wakes the rank if it is blocked in wait(). */
   void notify_rank();
+  /** Something the rank handles becomes ready at `date`: a rank blocked in wait() wakes by then. */
+  void rank_expects(double date);
   /** The rank is done. */
   void finish();
   /** Requests posted and not complete, oldest first: for deadlock reports. */
@@ -171,6 +174,8 @@ private:
   /** The rank's MPI call starts the rounds of its non-blocking collectives that no runner could start. */
   void advance_collectives();
   void add_followed(Followed followed);
+  /** Has `followed`'s runner (and its rank, if it runs that runner's steps too) told when it is ready. */
+  void announce(const Followed& followed);
   void follow_by(StepRunner& runner, const Transfer& transfer, Step step, std::function<void()> on_done,
                  const StepMessage& message = {});
   /** Notes, for timelines, which message a followed transfer belongs to and who started it, now. */
@@ -193,7 +198,7 @@ private:
   StepRunner* running_ = nullptr; // the runner of the step being run
   int64_t step_copied_ = 0;       // bytes copied by the runner of the step being run (for timelines)
   std::vector<Followed> followed_;
-  Doorbell doorbell_;          // wakes the rank blocked in wait()
+  Wakeup wakeup_;              // wakes the rank blocked in wait()
   bool rank_waiting_ = false;
   MatchQueues queues_;
   // Per peer, only for the peers this rank talks to: a world-sized table per rank would be quadratic in memory.

@@ -47,8 +47,11 @@ public:
   virtual std::string_view name() const = 0;
   /** Takes the time `work` costs this runner, in the calling actor (which is this runner's). */
   virtual void execute(Endpoint& endpoint, const StepWork& work) = 0;
-  /** `endpoint` has a new activity for this runner to follow: a runner waiting on the others must look again. */
+  /** Something this runner handles at `endpoint` is ready now (a transfer it follows ended): if it waits, it looks
+   * again. */
   virtual void ring(Endpoint& endpoint) = 0;
+  /** Something this runner handles at `endpoint` becomes ready at `date` (a control message arrives then). */
+  virtual void expect(Endpoint& endpoint, double date) = 0;
 };
 
 } // namespace progsim::mpi

@@ -131,8 +131,16 @@ void World::occupy_core(sg4::Host* host, double flops, double seconds)
 {
   if (never_shared(host))
     pause_.pass(seconds);
-  else // this_actor::execute would also set the default priority, one more simcall
-    sg4::this_actor::exec_init(flops)->start()->wait();
+  else
+    cores_of(host).run(flops);
+}
+
+HostCores& World::cores_of(const sg4::Host* host)
+{
+  auto& cores = cores_[host];
+  if (not cores)
+    cores = std::make_unique<HostCores>(host);
+  return *cores;
 }
 
 bool World::set_polling(Endpoint& endpoint, bool polling)

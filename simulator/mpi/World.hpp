@@ -6,11 +6,13 @@
 #include "mpi/ControlDelay.hpp"
 #include "mpi/MemorySystem.hpp"
 #include "mpi/Endpoint.hpp"
+#include "mpi/HostCores.hpp"
 #include "mpi/MessageProtocol.hpp"
 #include "mpi/NetworkCollectives.hpp"
 #include "mpi/ProgressModel.hpp"
 #include "mpi/Schedule.hpp"
 #include "mpi/TimedPause.hpp"
+#include "mpi/TransferWatch.hpp"
 #include "trace/TraceSource.hpp"
 
 #include <simgrid/s4u/Comm.hpp>
@@ -150,9 +152,9 @@ public:
   }
 
   /**
-   * CPU work of the calling actor on `host`: an execution that competes for the host's cores. On a host whose
-   * cores can never all be busy (fewer possible executions than cores), every execution runs at full core speed,
-   * so the same time is taken without asking SimGrid's CPU solver.
+   * CPU work of the calling actor on `host`: an execution that competes for the host's cores (HostCores). On a host
+   * whose cores can never all be busy (fewer possible executions than cores), every execution runs at full core
+   * speed, so the same time passes as a pause.
    */
   void spend_cpu(simgrid::s4u::Host* host, double seconds);
   /** A rank's computation of `flops` on `host`, as spend_cpu: at full core speed without the CPU solver where no
@@ -161,8 +163,12 @@ public:
   /** When a control message sent now from `from` to `to` arrives, where it need not be a transfer
    * (progsim/control-transfers: no, see ControlDelay); -1: send it as a transfer. */
   double control_arrival(int from, int to) const;
+  /** How `host`'s cores are shared, for CPU work and loads on a host whose cores its users may outnumber. */
+  HostCores& cores_of(const simgrid::s4u::Host* host);
   /** How an actor that holds no resource lets time pass (a core of its own, a NIC, a tick to wait for). */
   TimedPause& pause() { return pause_; }
+  /** Who hears of each followed transfer's end. */
+  TransferWatch& transfers() { return transfers_; }
   /**
    * A copy of `bytes` for `rank` by the calling actor: CPU work of copy_seconds(bytes), on a core of the rank's host
    * shared with the ranks (`shared_core`) or on one of its own, while the data crosses the memory bus of the rank's
@@ -259,6 +265,8 @@ private:
   std::unordered_map<const simgrid::s4u::Host*, int> ranks_on_;
   std::unordered_set<const simgrid::s4u::Host*> uncontended_hosts_;
   TimedPause pause_;
+  std::unordered_map<const simgrid::s4u::Host*, std::unique_ptr<HostCores>> cores_;
+  TransferWatch transfers_;
   std::optional<ControlDelay> control_delay_; // none: control messages are transfers
   std::map<int, Endpoint*> polling_;
   struct CollectiveCall {

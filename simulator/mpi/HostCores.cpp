@@ -1,0 +1,125 @@
+#include "mpi/HostCores.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+
+#include <algorithm>
+
+namespace sg4 = simgrid::s4u;
+
+namespace progsim::mpi {
+
+HostCores::HostCores(const sg4::Host* host)
+    : speed_(host->get_speed()), capacity_(host->get_speed() * host->get_core_count()), rate_(speed_)
+{
+}
+
+void HostCores::run(double flops)
+{
+  if (flops <= 0)
+    return;
+  sg4::SemaphorePtr& semaphore = semaphores_[sg4::this_actor::get_pid()];
+  if (not semaphore)
+    semaphore = sg4::Semaphore::create(0);
+  advance();
+  running_.push(Job{virtual_time_ + flops, next_order_++, semaphore.get()});
+  update_rate();
+  schedule_next_end();
+  semaphore->acquire();
+}
+
+uint64_t HostCores::start_load(double bound, double priority)
+{
+  advance();
+  uint64_t handle = next_order_++;
+  loads_.emplace(handle, Load{bound, priority});
+  update_rate();
+  schedule_next_end();
+  return handle;
+}
+
+void HostCores::stop_load(uint64_t load)
+{
+  advance();
+  loads_.erase(load);
+  update_rate();
+  schedule_next_end();
+}
+
+void HostCores::advance()
+{
+  double now = sg4::Engine::get_clock();
+  virtual_time_ += rate_ * (now - updated_at_);
+  updated_at_ = now;
+}
+
+void HostCores::update_rate()
+{
+  // Max-min fairness with bounds and priorities (water-filling): a level L such that each user gets
+  // min(bound, L x priority) and the host's capacity is used up, unless every bound fits in it. The running
+  // executions are one class: n users of one core each, priority 1.
+  struct User {
+    double bound;
+    double priority;
+  };
+  std::vector<User> users;
+  users.reserve(loads_.size() + 1);
+  if (auto n = static_cast<double>(running_.size()); n > 0)
+    users.push_back(User{n * speed_, n});
+  for (auto const& [_, load] : loads_)
+    users.push_back(User{load.bound, load.priority});
+  double bounds = 0;
+  for (auto const& user : users)
+    bounds += user.bound;
+  if (bounds <= capacity_) {
+    rate_ = speed_;
+    return;
+  }
+  // The users that saturate their bound first (lowest bound / priority) are served whole; the others share the rest.
+  std::sort(users.begin(), users.end(),
+            [](const User& a, const User& b) { return a.bound * b.priority < b.bound * a.priority; });
+  double left     = capacity_;
+  double priority = 0;
+  for (auto const& user : users)
+    priority += user.priority;
+  double level = left / priority;
+  for (auto const& user : users) {
+    if (user.bound > level * user.priority)
+      break;
+    left -= user.bound;
+    priority -= user.priority;
+    level = priority > 0 ? left / priority : level;
+  }
+  rate_ = std::min(speed_, level);
+}
+
+void HostCores::schedule_next_end()
+{
+  if (next_end_ != nullptr) {
+    next_end_->remove();
+    next_end_ = nullptr;
+  }
+  if (running_.empty() || rate_ <= 0)
+    return;
+  double date = updated_at_ + (running_.top().done_at - virtual_time_) / rate_;
+  // The timer runs in SimGrid's kernel, where releasing a semaphore is a plain call.
+  next_end_ = simgrid::kernel::timer::Timer::set(std::max(date, updated_at_), [this]() {
+    next_end_ = nullptr;
+    end_due();
+  });
+}
+
+void HostCores::end_due()
+{
+  advance();
+  // The timer's date came from the same virtual times: allow for the rounding of that round trip.
+  const double due = virtual_time_ + 1e-12 * std::max(1.0, virtual_time_);
+  while (not running_.empty() && running_.top().done_at <= due) {
+    running_.top().waiter->release();
+    running_.pop();
+  }
+  update_rate();
+  schedule_next_end();
+}
+
+} // namespace progsim::mpi

@@ -1,0 +1,53 @@
+#include "mpi/TransferWatch.hpp"
+#include "mpi/Endpoint.hpp"
+
+#include <simgrid/s4u/Comm.hpp>
+#include <xbt/asserts.h>
+
+namespace sg4 = simgrid::s4u;
+
+namespace progsim::mpi {
+
+namespace {
+TransferWatch* live_watch = nullptr; // the hook's slot is connected once per process, to whichever watch is live
+} // namespace
+
+TransferWatch::TransferWatch()
+{
+  xbt_assert(live_watch == nullptr, "one TransferWatch at a time");
+  static bool connected = false;
+  if (not connected) {
+    sg4::Comm::on_kernel_completion_cb([](const simgrid::kernel::activity::ActivityImpl* transfer) {
+      if (live_watch != nullptr)
+        live_watch->ended(transfer);
+    });
+    connected = true;
+  }
+  live_watch = this;
+}
+
+TransferWatch::~TransferWatch()
+{
+  live_watch = nullptr;
+}
+
+void TransferWatch::watch(const sg4::ActivityPtr& transfer, Endpoint& endpoint, StepRunner& runner)
+{
+  if (transfer->get_finish_time() >= 0) // already over: nothing will end it again
+    endpoint.transfer_ended(runner);
+  else
+    watched_[transfer->get_impl()].push_back(Watcher{&endpoint, &runner});
+}
+
+void TransferWatch::ended(const simgrid::kernel::activity::ActivityImpl* transfer)
+{
+  auto it = watched_.find(transfer);
+  if (it == watched_.end()) // a flow nobody follows, or not first (Endpoint::Followed::after)
+    return;
+  auto watchers = std::move(it->second);
+  watched_.erase(it);
+  for (auto const& watcher : watchers)
+    watcher.endpoint->transfer_ended(*watcher.runner);
+}
+
+} // namespace progsim::mpi

@@ -1,0 +1,43 @@
+/* Who must hear of a followed transfer's end, told by SimGrid's kernel as it ends. */
+#pragma once
+
+#include <simgrid/s4u/Activity.hpp>
+
+#include <boost/container/small_vector.hpp>
+
+#include <unordered_map>
+
+namespace progsim::mpi {
+
+class Endpoint;
+class StepRunner;
+
+/**
+ * Rings the runner of a followed transfer (and its rank, when the rank runs that runner's steps too) when SimGrid
+ * ends the transfer, from its kernel (a hook of SimGrid's that scripts/build_simgrid.sh adds). A waiting rank or agent
+ * thus sleeps on its Wakeup alone, instead of on a list of every transfer it follows plus an execution that others
+ * resume to wake it: no activity list to build and register at every wait, no execution for the solver.
+ * One watch is live at a time (SimGrid runs one simulation per process).
+ */
+class TransferWatch {
+public:
+  TransferWatch();
+  ~TransferWatch();
+  TransferWatch(const TransferWatch&)            = delete;
+  TransferWatch& operator=(const TransferWatch&) = delete;
+
+  /** When `transfer` ends, `endpoint` tells `runner` (Endpoint::transfer_ended). */
+  void watch(const simgrid::s4u::ActivityPtr& transfer, Endpoint& endpoint, StepRunner& runner);
+
+private:
+  struct Watcher {
+    Endpoint* endpoint;
+    StepRunner* runner;
+  };
+  void ended(const simgrid::kernel::activity::ActivityImpl* transfer);
+
+  // A transfer may be followed at both ends (a rendezvous's data): its watchers, in the order they came.
+  std::unordered_map<const simgrid::kernel::activity::ActivityImpl*, boost::container::small_vector<Watcher, 2>> watched_;
+};
+
+} // namespace progsim::mpi

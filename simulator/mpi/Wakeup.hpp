@@ -1,0 +1,42 @@
+/* How a rank or an agent sleeps until something it follows needs it. */
+#pragma once
+
+#include <simgrid/kernel/Timer.hpp>
+#include <simgrid/s4u/Semaphore.hpp>
+
+#include <limits>
+
+namespace progsim::mpi {
+
+/**
+ * The calling actor sleeps until it is rung or a date comes: a semaphore of its own, released by a ring or by a
+ * kernel timer at the date. Rings come from other actors (a request completed, new work) and from SimGrid's kernel
+ * when a transfer the sleeper follows ends (TransferWatch): the sleeper waits on nothing else, holds no activity
+ * and costs the solver nothing. A ring while nobody sleeps is remembered until the next wait. An actor's ring wakes
+ * the sleeper at the same date, once the actors running then have yielded: never amid the ringer's work.
+ */
+class Wakeup {
+public:
+  static constexpr double kNoDate = std::numeric_limits<double>::infinity();
+
+  /** Blocks the calling actor until ring() or `date` (kNoDate: none); at once if it rang since its last wait. */
+  void wait_until(double date);
+  /** Ends the current wait, or else the next one at once. Callable from the kernel. */
+  void ring();
+  /** Brings the current wait's date forward to `date` when it is earlier (something more becomes ready then). */
+  void wake_by(double date);
+
+private:
+  void release();
+  void set_timer(double date);
+
+  simgrid::s4u::SemaphorePtr semaphore_ = simgrid::s4u::Semaphore::create(0);
+  simgrid::kernel::timer::Timer* timer_ = nullptr;
+  double date_   = kNoDate; // of the current wait
+  bool blocked_  = false;
+  bool released_ = false; // the current wait is over: later rings and dates change nothing
+  bool rung_     = false; // a ring that came while nobody waited
+  double expected_ = kNoDate; // a date given while nobody waited: the next wait ends by then
+};
+
+} // namespace progsim::mpi

@@ -1,0 +1,161 @@
+/*
+ * HostCores against SimGrid's own CPU model: the same CPU users (executions of given flops, endless loads with a
+ * bound and a priority, started and stopped at given dates) run on two identical hosts, as SimGrid executions on one
+ * and through HostCores on the other, in one simulation; every execution must end at the same date on both. SimGrid's
+ * engine is global, so each simulation runs in a child process of its own.
+ */
+#include "mpi/HostCores.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Exec.hpp>
+#include <simgrid/s4u/Host.hpp>
+
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace sg4 = simgrid::s4u;
+namespace fs  = std::filesystem;
+
+namespace {
+
+constexpr double kSpeed = 1e9; // flop/s per core
+constexpr int kCores    = 4;
+
+/** Work of one actor: `flops` from `start` (an execution), or a load of `bound` and `priority` from `start` to
+ * `stop`. */
+struct CpuUser {
+  double start;
+  double flops; // 0: a load
+  double bound    = 0;
+  double priority = 1;
+  double stop     = 0;
+};
+
+fs::path write_platform()
+{
+  fs::path dir = fs::temp_directory_path() / ("progsim-cores-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "platform.xml") << R"(<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="simgrid" speed="1Gf" core="4"/>
+    <host id="progsim" speed="1Gf" core="4"/>
+  </zone>
+</platform>
+)";
+  return dir;
+}
+
+/** Runs `users` on both hosts in a child process; the child exits 0 when every execution ended at the same date on
+ * both (within `tolerance` s), and prints the ones that did not. */
+int same_ends(const std::vector<CpuUser>& users, double tolerance = 1e-9)
+{
+  pid_t child = fork();
+  if (child == 0) {
+    fs::path dir = write_platform();
+    static std::vector<std::string> args = {"test", "--cfg=surf/precision:1e-9", "--log=root.thres:critical"};
+    static std::vector<char*> argv;
+    for (auto& arg : args)
+      argv.push_back(arg.data());
+    static int argc = static_cast<int>(argv.size());
+    sg4::Engine engine(&argc, argv.data());
+    engine.load_platform((dir / "platform.xml").string());
+    sg4::Host* reference = sg4::Host::by_name("simgrid");
+    sg4::Host* ours      = sg4::Host::by_name("progsim");
+    progsim::mpi::HostCores cores(ours);
+    std::vector<double> simgrid_end(users.size(), -1), progsim_end(users.size(), -1);
+    for (size_t i = 0; i < users.size(); i++) {
+      const CpuUser user = users[i];
+      sg4::Actor::create("simgrid-" + std::to_string(i), reference, [user, i, &simgrid_end]() {
+        sg4::this_actor::sleep_until(user.start);
+        if (user.flops > 0) {
+          sg4::this_actor::exec_init(user.flops)->start()->wait();
+          simgrid_end[i] = sg4::Engine::get_clock();
+          return;
+        }
+        sg4::ExecPtr load = sg4::this_actor::exec_init(1e300);
+        load->set_bound(user.bound);
+        load->set_priority(user.priority);
+        load->start();
+        sg4::this_actor::sleep_until(user.stop);
+        load->cancel();
+      });
+      sg4::Actor::create("progsim-" + std::to_string(i), ours, [user, i, &progsim_end, &cores]() {
+        sg4::this_actor::sleep_until(user.start);
+        if (user.flops > 0) {
+          cores.run(user.flops);
+          progsim_end[i] = sg4::Engine::get_clock();
+          return;
+        }
+        uint64_t load = cores.start_load(user.bound, user.priority);
+        sg4::this_actor::sleep_until(user.stop);
+        cores.stop_load(load);
+      });
+    }
+    engine.run();
+    fs::remove_all(dir);
+    bool same = true;
+    for (size_t i = 0; i < users.size(); i++)
+      if (users[i].flops > 0 && not(std::fabs(simgrid_end[i] - progsim_end[i]) <= tolerance)) {
+        std::printf("execution %zu: SimGrid ends it at %.12g s, HostCores at %.12g s\n", i, simgrid_end[i],
+                    progsim_end[i]);
+        same = false;
+      }
+    _exit(same ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+} // namespace
+
+TEST(HostCores, AnExecutionAloneRunsAtOneCoresSpeed)
+{
+  EXPECT_EQ(same_ends({{0, 2e6}}), 0);
+}
+
+TEST(HostCores, MoreExecutionsThanCoresShareTheCoresEqually)
+{
+  // Six executions on four cores, begun at different dates: 2/3 of a core each while all six run.
+  EXPECT_EQ(same_ends({{0, 3e6}, {0, 1e6}, {1e-4, 2e6}, {2e-4, 5e5}, {2e-4, 4e6}, {1e-3, 1e6}}), 0);
+}
+
+TEST(HostCores, LoadsTakeTheirShareByPriorityUpToTheirBound)
+{
+  // A reserved core (a load ahead of everything, one core), the idle polling of five threads as one load (priority
+  // 5, bound 5 x 0.13 core), a rank polling in its wait (one core, priority 1), and executions around them.
+  std::vector<CpuUser> users = {
+      {0, 0, kSpeed, 1e6, 4e-3},   {0, 0, 5 * 0.13 * kSpeed, 5, 3e-3}, {5e-4, 0, kSpeed, 1, 1.5e-3},
+      {0, 2e6},                    {0, 1e6},                           {1e-4, 3e6},
+      {2e-4, 1e6},                 {2e-3, 2e6},                        {3.5e-3, 5e5},
+  };
+  EXPECT_EQ(same_ends(users), 0);
+}
+
+TEST(HostCores, ManyUsersAtRandomDatesEndWhenSimgridEndsThem)
+{
+  std::mt19937 random(20261127); // fixed: the same users at every run
+  std::uniform_real_distribution<double> date(0, 5e-3), flops(1e4, 3e6), share(0.05, 1.0);
+  std::vector<CpuUser> users;
+  for (int i = 0; i < 60; i++)
+    users.push_back({date(random), flops(random)});
+  for (int i = 0; i < 6; i++) {
+    double start = date(random);
+    double bound = share(random) * kSpeed * (i % 3 == 0 ? 3 : 1);
+    users.push_back({start, 0, bound, i % 3 == 0 ? 3.0 : 1.0, start + date(random)});
+  }
+  EXPECT_EQ(same_ends(users), 0);
+}
