@@ -160,9 +160,7 @@ BusTraffic MemorySystem::load(sg4::Host* from, sg4::Host* memory, int64_t bytes,
       traffic.transfers.push_back(sg4::Comm::sendto_async(from, memory, share));
       continue;
     }
-    xbt_assert(sg4::this_actor::get_host() == from, "a rate-bounded memory flow is sent from its caller's host");
-    if (auto flow = paced_flow(from, memory, share, rate / parts, write_back)) // null: SimGrid keeps it
-      traffic.transfers.push_back(flow);
+    traffic.transfers.push_back(paced_flow(from, memory, share, rate / parts));
   }
   if (write_back) {
     // Nobody waits for them: they end on their own, roughly in the order they started.
@@ -174,48 +172,15 @@ BusTraffic MemorySystem::load(sg4::Host* from, sg4::Host* memory, int64_t bytes,
   return traffic;
 }
 
-sg4::CommPtr MemorySystem::paced_flow(sg4::Host* from, sg4::Host* memory, uint64_t bytes, double rate, bool detached)
+sg4::CommPtr MemorySystem::paced_flow(sg4::Host* from, sg4::Host* memory, uint64_t bytes, double rate)
 {
-#ifdef PROGSIM_PACED_SENDTO
   // SimGrid built by scripts/build_simgrid.sh keeps the rate of a host-to-host transfer (set before its ends).
-  (void)detached; // such a transfer is detached already
   sg4::CommPtr flow = sg4::Comm::sendto_init();
   flow->set_payload_size(bytes);
   flow->set_rate(rate);
   flow->set_source(from);
   flow->set_destination(memory); // starts it
   return flow;
-#else
-  // Otherwise SimGrid bounds the rate of mailbox transfers only: the calling actor, on `from`, sends to the
-  // memory's permanent receiver, so that the transfer starts at once and lands on `memory`.
-  (void)from; // the caller's host
-  static char nothing = 0; // no data travels
-  sg4::CommPtr flow = mailbox_of(memory)->put_init(&nothing, bytes);
-  flow->set_rate(rate);
-  if (detached) {
-    flow->detach(); // it outlives its sender if need be
-    return nullptr;
-  }
-  flow->start();
-  return flow;
-#endif
-}
-
-sg4::Mailbox* MemorySystem::mailbox_of(sg4::Host* memory)
-{
-  auto it = mailboxes_.find(memory);
-  if (it != mailboxes_.end())
-    return it->second;
-  sg4::Mailbox* box = sg4::Mailbox::by_name("progsim/memory/" + memory->get_name());
-  // The receiver only takes the finished transfers out of the mailbox: they start when sent, at its host.
-  sg4::ActorPtr receiver = sg4::Actor::create("memory-" + memory->get_name(), memory, [box]() {
-    while (true)
-      box->get<char>();
-  });
-  receiver->daemonize();
-  box->set_receiver(receiver);
-  mailboxes_.emplace(memory, box);
-  return box;
 }
 
 } // namespace progsim::mpi

@@ -8,7 +8,6 @@
 
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Host.hpp>
-#include <simgrid/s4u/Mailbox.hpp>
 
 #include <deque>
 #include <map>
@@ -72,12 +71,8 @@ public:
 private:
   BusTraffic load(simgrid::s4u::Host* from, simgrid::s4u::Host* memory, int64_t bytes,
                   models::contention::BusUser user, double rate, bool write_back = false);
-  /** A flow of `bytes` from `from` to `memory` bounded at `rate` B/s, started; null when `detached` leaves it to
-   * SimGrid. */
-  simgrid::s4u::CommPtr paced_flow(simgrid::s4u::Host* from, simgrid::s4u::Host* memory, uint64_t bytes, double rate,
-                                   bool detached);
-  /** The mailbox whose permanent receiver, an actor on `memory`, makes a rate-bounded transfer land there. */
-  simgrid::s4u::Mailbox* mailbox_of(simgrid::s4u::Host* memory);
+  /** A flow of `bytes` from `from` to `memory` bounded at `rate` B/s, started. */
+  simgrid::s4u::CommPtr paced_flow(simgrid::s4u::Host* from, simgrid::s4u::Host* memory, uint64_t bytes, double rate);
 
   Parameters parameters_;
   std::unique_ptr<models::contention::BusPolicy> policy_;
@@ -85,7 +80,6 @@ private:
   std::vector<simgrid::s4u::Host*> data_memory_; // by rank: the memory holding its data (null: no bus)
   std::vector<simgrid::s4u::Host*> nic_domain_;  // by rank: the domain its node's NIC hangs from (null: none)
   std::unordered_map<const simgrid::s4u::Host*, double> core_bandwidth_; // B/s one core streams, by domain
-  std::unordered_map<const simgrid::s4u::Host*, simgrid::s4u::Mailbox*> mailboxes_;
   /** The shared links from a core's domain to a rank's data (inter-domain ports, then the bus), looked up once. */
   const std::vector<simgrid::s4u::Link*>& route(simgrid::s4u::Host* core, int rank);
 
