@@ -32,7 +32,7 @@ uint64_t HostCores::start_load(double bound, double priority)
 {
   advance();
   uint64_t handle = next_order_++;
-  loads_.emplace(handle, Load{bound, priority});
+  loads_.push_back(Load{handle, User{bound, priority}});
   update_rate();
   schedule_next_end();
   return handle;
@@ -41,7 +41,7 @@ uint64_t HostCores::start_load(double bound, double priority)
 void HostCores::stop_load(uint64_t load)
 {
   advance();
-  loads_.erase(load);
+  loads_.erase(std::find_if(loads_.begin(), loads_.end(), [load](const Load& l) { return l.handle == load; }));
   update_rate();
   schedule_next_end();
 }
@@ -58,16 +58,12 @@ void HostCores::update_rate()
   // Max-min fairness with bounds and priorities (water-filling): a level L such that each user gets
   // min(bound, L x priority) and the host's capacity is used up, unless every bound fits in it. The running
   // executions are one class: n users of one core each, priority 1.
-  struct User {
-    double bound;
-    double priority;
-  };
-  std::vector<User> users;
-  users.reserve(loads_.size() + 1);
+  std::vector<User>& users = users_;
+  users.clear();
   if (auto n = static_cast<double>(running_.size()); n > 0)
     users.push_back(User{n * speed_, n});
-  for (auto const& [_, load] : loads_)
-    users.push_back(User{load.bound, load.priority});
+  for (auto const& load : loads_)
+    users.push_back(load.share);
   double bounds = 0;
   for (auto const& user : users)
     bounds += user.bound;

@@ -6,7 +6,6 @@
 #include <simgrid/s4u/Semaphore.hpp>
 
 #include <cstdint>
-#include <map>
 #include <queue>
 #include <unordered_map>
 #include <vector>
@@ -47,9 +46,14 @@ private:
       return done_at != other.done_at ? done_at > other.done_at : order > other.order;
     }
   };
-  struct Load {
+  /** A user of the cores as the sharing sees it: an endless load, or the running executions as one. */
+  struct User {
     double bound;
     double priority;
+  };
+  struct Load {
+    uint64_t handle;
+    User share;
   };
 
   /** Brings the virtual time to now, at the rate it had since the last change. */
@@ -68,7 +72,8 @@ private:
   double rate_         = 0;
   uint64_t next_order_ = 0;
   std::priority_queue<Job, std::vector<Job>, std::greater<>> running_;
-  std::map<uint64_t, Load> loads_;
+  std::vector<Load> loads_; // a handful at most: idle polling, a reserved core, polling ranks
+  std::vector<User> users_; // update_rate's, kept to spare an allocation per change
   simgrid::kernel::timer::Timer* next_end_ = nullptr;
   std::unordered_map<long, simgrid::s4u::SemaphorePtr> semaphores_; // by actor id
 };
