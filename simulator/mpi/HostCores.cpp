@@ -18,14 +18,12 @@ void HostCores::run(double flops)
 {
   if (flops <= 0)
     return;
-  sg4::SemaphorePtr& semaphore = semaphores_[sg4::this_actor::get_pid()];
-  if (not semaphore)
-    semaphore = sg4::Semaphore::create(0);
+  sg4::Semaphore& semaphore = semaphores_.of_caller();
   advance();
-  running_.push(Job{virtual_time_ + flops, next_order_++, semaphore.get()});
+  running_.push(Job{virtual_time_ + flops, next_order_++, &semaphore});
   update_rate();
   schedule_next_end();
-  semaphore->acquire();
+  semaphore.acquire();
 }
 
 uint64_t HostCores::start_load(double bound, double priority)

@@ -1,13 +1,14 @@
 /* How the executions of a host that they may outnumber share its cores. */
 #pragma once
 
+#include "mpi/ActorSemaphores.hpp"
+
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 
 #include <cstdint>
 #include <queue>
-#include <unordered_map>
 #include <vector>
 
 namespace progsim::mpi {
@@ -75,7 +76,7 @@ private:
   std::vector<Load> loads_; // a handful at most: idle polling, a reserved core, polling ranks
   std::vector<User> users_; // update_rate's, kept to spare an allocation per change
   simgrid::kernel::timer::Timer* next_end_ = nullptr;
-  std::unordered_map<long, simgrid::s4u::SemaphorePtr> semaphores_; // by actor id
+  ActorSemaphores semaphores_;
 };
 
 } // namespace progsim::mpi

@@ -18,18 +18,16 @@ void TimedPause::until(double date)
 {
   if (date <= sg4::Engine::get_clock())
     return;
-  sg4::SemaphorePtr& semaphore = semaphores_[sg4::this_actor::get_pid()];
-  if (not semaphore)
-    semaphore = sg4::Semaphore::create(0);
+  sg4::Semaphore& semaphore = semaphores_.of_caller();
   auto [ending, first] = ending_.try_emplace(date);
-  ending->second.push_back(semaphore);
+  ending->second.push_back(&semaphore);
   if (first) // the timer runs in SimGrid's kernel, where releasing is a plain call
     simgrid::kernel::timer::Timer::set(date, [this, date]() {
       auto due = ending_.extract(date);
       for (auto const& paused : due.mapped())
         paused->release();
     });
-  semaphore->acquire();
+  semaphore.acquire();
 }
 
 } // namespace progsim::mpi

@@ -1,6 +1,8 @@
 /* Letting simulated time pass for the calling actor without SimGrid's sleep. */
 #pragma once
 
+#include "mpi/ActorSemaphores.hpp"
+
 #include <simgrid/s4u/Semaphore.hpp>
 
 #include <unordered_map>
@@ -24,8 +26,8 @@ public:
   void until(double date);
 
 private:
-  std::unordered_map<long, simgrid::s4u::SemaphorePtr> semaphores_;             // by actor id
-  std::unordered_map<double, std::vector<simgrid::s4u::SemaphorePtr>> ending_; // by date, in the order begun
+  ActorSemaphores semaphores_;
+  std::unordered_map<double, std::vector<simgrid::s4u::Semaphore*>> ending_; // by date, in the order begun
 };
 
 } // namespace progsim::mpi
