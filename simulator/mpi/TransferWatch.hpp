@@ -37,7 +37,8 @@ private:
   void ended(const simgrid::kernel::activity::ActivityImpl* transfer);
 
   // A transfer may be followed at both ends (a rendezvous's data): its watchers, in the order they came.
-  std::unordered_map<const simgrid::kernel::activity::ActivityImpl*, boost::container::small_vector<Watcher, 2>> watched_;
+  using Watchers = boost::container::small_vector<Watcher, 2>;
+  std::unordered_map<const simgrid::kernel::activity::ActivityImpl*, Watchers> watched_;
 };
 
 } // namespace progsim::mpi
