@@ -14,8 +14,8 @@
 # A second change makes a direct host-to-host transfer (Comm::sendto_init) keep the rate bound set on it
 # (Comm::set_rate), which 3.32 (and 4.1) apply to mailbox transfers only. progsim's memory flows are paced at a
 # core's copy speed: without it, each needs a mailbox and an actor on the memory to receive it, a third of the cost of
-# a 1 KiB message under explicit progression. The engine falls back to the mailbox when the SimGrid it is built on
-# lacks the change (cmake prints which); the bound, route and therefore simulated times are the same either way.
+# a 1 KiB message under explicit progression. The engine relies on it (CMake checks the stamp): the bound, route and
+# therefore simulated times are those a mailbox transfer would have.
 #
 # A third change lets an actor set up an execution it has not started yet (amount, host, bound, priority) in place.
 # 3.32 passes each setter to the maestro as a simcall, and every simcall is a round trip through the maestro: so an
