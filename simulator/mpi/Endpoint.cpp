@@ -8,7 +8,6 @@
 #include <xbt/log.h>
 
 #include <algorithm>
-#include <limits>
 #include <optional>
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(progsim_protocol, progsim, "Protocol steps of every rank: who runs what, when");

@@ -169,7 +169,9 @@ void World::rank_finished(int rank)
 
 void World::update_background()
 {
-  // When every unfinished rank waits, background loads must not keep the simulation (or a deadlock) alive.
+  // When every unfinished rank waits, background loads (idle polling, reserved cores, polling waits) stop until one
+  // goes on. They had to when they were SimGrid executions, which would have kept a deadlock alive; HostCores' loads
+  // start no activity, and the pause stays so that steps run while every rank waits share the cores as before.
   bool all_waiting = blocked_ > 0 && blocked_ + finished_ == size();
   if (all_waiting != background_paused_) {
     background_paused_ = all_waiting;
