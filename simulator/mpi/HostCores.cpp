@@ -1,4 +1,5 @@
 #include "mpi/HostCores.hpp"
+#include "mpi/ActorParking.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -18,12 +19,11 @@ void HostCores::run(double flops)
 {
   if (flops <= 0)
     return;
-  sg4::Semaphore& semaphore = semaphores_.of_caller();
   advance();
-  running_.push(Job{virtual_time_ + flops, next_order_++, &semaphore});
+  running_.push(Job{virtual_time_ + flops, next_order_++, parking::caller()});
   update_rate();
   schedule_next_end();
-  semaphore.acquire();
+  parking::park();
 }
 
 uint64_t HostCores::start_load(double bound, double priority)
@@ -89,15 +89,19 @@ void HostCores::update_rate()
 
 void HostCores::schedule_next_end()
 {
+  double date = -1;
+  if (not running_.empty() && rate_ > 0)
+    date = std::max(updated_at_, updated_at_ + (running_.top().done_at - virtual_time_) / rate_);
+  if (next_end_ != nullptr && date == next_end_date_)
+    return; // most starts and ends leave the first end where it was: SimGrid's timer heap is spared a removal
   if (next_end_ != nullptr) {
     next_end_->remove();
     next_end_ = nullptr;
   }
-  if (running_.empty() || rate_ <= 0)
+  if (date < 0)
     return;
-  double date = updated_at_ + (running_.top().done_at - virtual_time_) / rate_;
-  // The timer runs in SimGrid's kernel, where releasing a semaphore is a plain call.
-  next_end_ = simgrid::kernel::timer::Timer::set(std::max(date, updated_at_), [this]() {
+  next_end_date_ = date;
+  next_end_      = simgrid::kernel::timer::Timer::set(date, [this]() {
     next_end_ = nullptr;
     end_due();
   });
@@ -109,7 +113,7 @@ void HostCores::end_due()
   // The timer's date came from the same virtual times: allow for the rounding of that round trip.
   const double due = virtual_time_ + 1e-12 * std::max(1.0, virtual_time_);
   while (not running_.empty() && running_.top().done_at <= due) {
-    running_.top().waiter->release();
+    parking::resume(running_.top().waiter);
     running_.pop();
   }
   update_rate();

@@ -1,11 +1,10 @@
 /* How the executions of a host that they may outnumber share its cores. */
 #pragma once
 
-#include "mpi/ActorSemaphores.hpp"
 
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Host.hpp>
-#include <simgrid/s4u/Semaphore.hpp>
+#include <simgrid/s4u/Actor.hpp>
 
 #include <cstdint>
 #include <queue>
@@ -41,7 +40,7 @@ private:
   struct Job {
     double done_at; // the virtual time at which it ends
     uint64_t order; // jobs that end together resume in the order they began
-    simgrid::s4u::Semaphore* waiter;
+    simgrid::s4u::Actor* waiter; // parked until it ends
     bool operator>(const Job& other) const
     {
       return done_at != other.done_at ? done_at > other.done_at : order > other.order;
@@ -76,7 +75,7 @@ private:
   std::vector<Load> loads_; // a handful at most: idle polling, a reserved core, polling ranks
   std::vector<User> users_; // update_rate's, kept to spare an allocation per change
   simgrid::kernel::timer::Timer* next_end_ = nullptr;
-  ActorSemaphores semaphores_;
+  double next_end_date_                    = -1;
 };
 
 } // namespace progsim::mpi

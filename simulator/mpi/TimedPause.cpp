@@ -1,4 +1,5 @@
 #include "mpi/TimedPause.hpp"
+#include "mpi/ActorParking.hpp"
 
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Actor.hpp>
@@ -18,16 +19,15 @@ void TimedPause::until(double date)
 {
   if (date <= sg4::Engine::get_clock())
     return;
-  sg4::Semaphore& semaphore = semaphores_.of_caller();
   auto [ending, first] = ending_.try_emplace(date);
-  ending->second.push_back(&semaphore);
-  if (first) // the timer runs in SimGrid's kernel, where releasing is a plain call
+  ending->second.push_back(parking::caller());
+  if (first)
     simgrid::kernel::timer::Timer::set(date, [this, date]() {
       auto due = ending_.extract(date);
-      for (auto const& paused : due.mapped())
-        paused->release();
+      for (auto* paused : due.mapped())
+        parking::resume(paused);
     });
-  semaphore.acquire();
+  parking::park();
 }
 
 } // namespace progsim::mpi

@@ -1,9 +1,7 @@
 /* Letting simulated time pass for the calling actor without SimGrid's sleep. */
 #pragma once
 
-#include "mpi/ActorSemaphores.hpp"
-
-#include <simgrid/s4u/Semaphore.hpp>
+#include <simgrid/s4u/Actor.hpp>
 
 #include <unordered_map>
 #include <vector>
@@ -14,8 +12,7 @@ namespace progsim::mpi {
  * The calling actor waits, holding no resource, until a date. SimGrid 3.32's sleep is a CPU action: a max-min
  * variable on the host's cores, made and freed each time, whose start and end make the solver look again at every
  * computation of that host; and it ends with any other event less than surf/precision (1e-9 s here) before its date.
- * Here the actor blocks on a semaphore of its own, which a kernel timer releases at the date exactly: no lmm
- * variable, the same end up to that precision. Pauses that end at the same date end in the order they began (one
+ * Here the actor parks (ActorParking.hpp) until a kernel timer resumes it at the date exactly: no lmm variable, the same end up to that precision. Pauses that end at the same date end in the order they began (one
  * timer per date), so that a symmetric start (every rank's first overhead) resumes the actors in a stated order.
  */
 class TimedPause {
@@ -26,8 +23,7 @@ public:
   void until(double date);
 
 private:
-  ActorSemaphores semaphores_;
-  std::unordered_map<double, std::vector<simgrid::s4u::Semaphore*>> ending_; // by date, in the order begun
+  std::unordered_map<double, std::vector<simgrid::s4u::Actor*>> ending_; // by date, in the order begun
 };
 
 } // namespace progsim::mpi

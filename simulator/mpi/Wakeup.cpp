@@ -1,4 +1,5 @@
 #include "mpi/Wakeup.hpp"
+#include "mpi/ActorParking.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -12,21 +13,21 @@ namespace sg4 = simgrid::s4u;
 namespace progsim::mpi {
 
 namespace {
-/** Rings from actors, released by one kernel timer at the current date once the running actors have yielded, in the
- * order they came. Releasing at once would be a simcall, which yields: the woken actor would then run amid the
+/** Rings from actors, let go by one kernel timer at the current date once the running actors have yielded, in the
+ * order they came. Resuming at once would be a simcall, which yields: the woken actor would then run amid the
  * ringer's protocol step (half done, and charging the step's runner for its own MPI calls). */
-std::vector<sg4::SemaphorePtr> rung_by_actors;
+std::vector<sg4::Actor*> rung_by_actors;
 
-void release_once_actors_yield(const sg4::SemaphorePtr& semaphore)
+void resume_once_actors_yield(sg4::Actor* sleeper)
 {
   if (rung_by_actors.empty())
     simgrid::kernel::timer::Timer::set(sg4::Engine::get_clock(), []() {
       auto due = std::move(rung_by_actors);
       rung_by_actors.clear();
-      for (auto const& released : due)
-        released->release();
+      for (auto* released : due)
+        parking::resume(released);
     });
-  rung_by_actors.push_back(semaphore);
+  rung_by_actors.push_back(sleeper);
 }
 } // namespace
 
@@ -41,8 +42,9 @@ void Wakeup::wait_until(double date)
     return;
   blocked_  = true;
   released_ = false;
-  set_timer(date);
-  semaphore_->acquire();
+  sleeper_  = parking::caller();
+  set_timer(date); // nothing between here and parking lets the kernel run: no ring can come before the actor parks
+  parking::park();
   blocked_ = false;
   if (timer_ != nullptr) { // rung before the date
     timer_->remove();
@@ -81,9 +83,9 @@ void Wakeup::release()
     return;
   released_ = true;
   if (sg4::Actor::is_maestro()) // a transfer's end or a timer: nothing runs amid anything
-    semaphore_->release();
+    parking::resume(sleeper_);
   else
-    release_once_actors_yield(semaphore_);
+    resume_once_actors_yield(sleeper_);
 }
 
 void Wakeup::set_timer(double date)
@@ -91,7 +93,6 @@ void Wakeup::set_timer(double date)
   date_ = date;
   if (date == kNoDate)
     return;
-  // The timer runs in SimGrid's kernel, where releasing is a plain call.
   timer_ = simgrid::kernel::timer::Timer::set(date, [this]() {
     timer_ = nullptr;
     release();

@@ -2,15 +2,15 @@
 #pragma once
 
 #include <simgrid/kernel/Timer.hpp>
-#include <simgrid/s4u/Semaphore.hpp>
+#include <simgrid/s4u/Actor.hpp>
 
 #include <limits>
 
 namespace progsim::mpi {
 
 /**
- * The calling actor sleeps until it is rung or a date comes: a semaphore of its own, released by a ring or by a
- * kernel timer at the date. Rings come from other actors (a request completed, new work) and from SimGrid's kernel
+ * The calling actor sleeps until it is rung or a date comes: it parks (ActorParking.hpp), and a ring or a kernel
+ * timer at the date resumes it. Rings come from other actors (a request completed, new work) and from SimGrid's kernel
  * when a transfer the sleeper follows ends (TransferWatch): the sleeper waits on nothing else, holds no activity
  * and costs the solver nothing. A ring while nobody sleeps is remembered until the next wait. An actor's ring wakes
  * the sleeper at the same date, once the actors running then have yielded: never amid the ringer's work.
@@ -30,7 +30,7 @@ private:
   void release();
   void set_timer(double date);
 
-  simgrid::s4u::SemaphorePtr semaphore_ = simgrid::s4u::Semaphore::create(0);
+  simgrid::s4u::Actor* sleeper_        = nullptr; // parked in the current wait
   simgrid::kernel::timer::Timer* timer_ = nullptr;
   double date_   = kNoDate; // of the current wait
   bool blocked_  = false;
