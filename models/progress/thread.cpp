@@ -260,9 +260,9 @@ public:
     world.on_rank_event.connect([this, &world](const mpi::RankEvent& event) {
       if (not shared_cores_.empty())
         shared_cores_[event.rank]->rank_is(event.activity);
-      auto it = queues_.find(world.host_of(event.rank));
-      if (not mpi::holds_a_core(event.activity) && it != queues_.end() && it->second->waiting > 0)
-        it->second->core_free->notify_all();
+      CoreQueue& queue = *queue_of_rank_[event.rank];
+      if (not mpi::holds_a_core(event.activity) && queue.waiting > 0)
+        queue.core_free->notify_all();
     });
     std::vector<sg4::Host*> hosts; // in the order of their first rank
     for (int rank = 0; rank < world.size(); rank++) {
@@ -272,6 +272,7 @@ public:
         queue = std::make_unique<CoreQueue>();
         hosts.push_back(endpoint.host());
       }
+      queue_of_rank_.push_back(queue.get());
       SharedCore* core = nullptr;
       if (parameters_.thread_busy)
         core = shared_cores_.emplace_back(std::make_unique<SharedCore>(parameters_.sched_quantum, world.pause())).get();
@@ -331,6 +332,7 @@ private:
   std::vector<std::shared_ptr<ProgressThread>> threads_;
   std::vector<std::shared_ptr<PollingLoad>> polling_loads_;
   std::map<const sg4::Host*, std::unique_ptr<CoreQueue>> queues_;
+  std::vector<CoreQueue*> queue_of_rank_; // its host's, looked up at every change of a rank's activity
   std::vector<std::unique_ptr<SharedCore>> shared_cores_; // by rank, when threads spin on their ranks' cores
 };
 } // namespace

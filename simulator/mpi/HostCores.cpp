@@ -30,7 +30,12 @@ uint64_t HostCores::start_load(double bound, double priority)
 {
   advance();
   uint64_t handle = next_order_++;
-  loads_.push_back(Load{handle, User{bound, priority}});
+  // In the order in which water-filling saturates them (update_rate).
+  Load load{handle, User{bound, priority}};
+  auto later = std::upper_bound(loads_.begin(), loads_.end(), load, [](const Load& a, const Load& b) {
+    return a.share.bound * b.share.priority < b.share.bound * a.share.priority;
+  });
+  loads_.insert(later, load);
   update_rate();
   schedule_next_end();
   return handle;
@@ -56,34 +61,42 @@ void HostCores::update_rate()
   // Max-min fairness with bounds and priorities (water-filling): a level L such that each user gets
   // min(bound, L x priority) and the host's capacity is used up, unless every bound fits in it. The running
   // executions are one class: n users of one core each, priority 1.
-  std::vector<User>& users = users_;
-  users.clear();
-  if (auto n = static_cast<double>(running_.size()); n > 0)
-    users.push_back(User{n * speed_, n});
-  for (auto const& load : loads_)
-    users.push_back(load.share);
-  double bounds = 0;
-  for (auto const& user : users)
-    bounds += user.bound;
+  const auto n  = static_cast<double>(running_.size());
+  double bounds = n * speed_;
+  double priority = n;
+  for (auto const& load : loads_) {
+    bounds += load.share.bound;
+    priority += load.share.priority;
+  }
   if (bounds <= capacity_) {
     rate_ = speed_;
     return;
   }
   // The users that saturate their bound first (lowest bound / priority) are served whole; the others share the rest.
-  std::sort(users.begin(), users.end(),
-            [](const User& a, const User& b) { return a.bound * b.priority < b.bound * a.priority; });
-  double left     = capacity_;
-  double priority = 0;
-  for (auto const& user : users)
-    priority += user.priority;
+  // Loads are kept in that order; the executions' class, whose bound / priority is one core's speed, goes after the
+  // loads whose ratio is lower.
+  double left  = capacity_;
   double level = left / priority;
-  for (auto const& user : users) {
-    if (user.bound > level * user.priority)
-      break;
-    left -= user.bound;
-    priority -= user.priority;
+  auto saturates = [&](double user_bound, double user_priority) {
+    if (user_bound > level * user_priority)
+      return false;
+    left -= user_bound;
+    priority -= user_priority;
     level = priority > 0 ? left / priority : level;
+    return true;
+  };
+  bool executions_placed = n == 0;
+  for (auto const& load : loads_) {
+    if (not executions_placed && load.share.bound >= speed_ * load.share.priority) {
+      executions_placed = true;
+      if (not saturates(n * speed_, n))
+        break;
+    }
+    if (not saturates(load.share.bound, load.share.priority))
+      break;
   }
+  if (not executions_placed)
+    saturates(n * speed_, n);
   rate_ = std::min(speed_, level);
 }
 

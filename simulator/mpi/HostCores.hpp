@@ -72,8 +72,7 @@ private:
   double rate_         = 0;
   uint64_t next_order_ = 0;
   std::priority_queue<Job, std::vector<Job>, std::greater<>> running_;
-  std::vector<Load> loads_; // a handful at most: idle polling, a reserved core, polling ranks
-  std::vector<User> users_; // update_rate's, kept to spare an allocation per change
+  std::vector<Load> loads_; // a handful at most (idle polling, a reserved core, polling ranks), by bound / priority
   simgrid::kernel::timer::Timer* next_end_ = nullptr;
   double next_end_date_                    = -1;
 };
