@@ -369,19 +369,19 @@ void Endpoint::handle(Message* message)
   switch (message->kind) {
     case Message::Kind::Eager:
     case Message::Kind::RequestToSend: {
-      int source = message->envelope.source;
-      if (message->sequence != expected_sequence_[source]) { // it overtook an earlier envelope: hold it back
+      int source         = message->envelope.source;
+      uint64_t& expected = expected_sequence_[source]; // stays valid: a counter never moves
+      if (message->sequence != expected) { // it overtook an earlier envelope: hold it back
         early_.emplace(std::make_pair(source, message->sequence), owned.release());
         return;
       }
       handle_envelope(message->envelope);
-      expected_sequence_[source]++;
-      for (auto it = early_.find({source, expected_sequence_[source]}); it != early_.end();
-           it      = early_.find({source, expected_sequence_[source]})) {
+      expected++;
+      for (auto it = early_.find({source, expected}); it != early_.end(); it = early_.find({source, expected})) {
         std::unique_ptr<Message> next(it->second);
         early_.erase(it);
         handle_envelope(next->envelope);
-        expected_sequence_[source]++;
+        expected++;
       }
       break;
     }

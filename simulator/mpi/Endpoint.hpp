@@ -3,6 +3,7 @@
 
 #include "mpi/CollectiveRequest.hpp"
 #include "mpi/MatchQueues.hpp"
+#include "mpi/PeerCounters.hpp"
 #include "mpi/Request.hpp"
 #include "mpi/StepRunner.hpp"
 #include "mpi/Wakeup.hpp"
@@ -17,7 +18,6 @@
 #include <map>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace progsim::mpi {
@@ -201,9 +201,8 @@ private:
   Wakeup wakeup_;              // wakes the rank blocked in wait()
   bool rank_waiting_ = false;
   MatchQueues queues_;
-  // Per peer, only for the peers this rank talks to: a world-sized table per rank would be quadratic in memory.
-  std::unordered_map<int, uint64_t> next_sequence_;           // per destination
-  std::unordered_map<int, uint64_t> expected_sequence_;       // per source
+  PeerCounters next_sequence_;                               // per destination
+  PeerCounters expected_sequence_;                           // per source
   std::map<std::pair<int, uint64_t>, Message*> early_;       // envelopes that overtook an earlier one
   std::map<uint64_t, RequestPtr> live_;                      // by request id
   std::vector<std::shared_ptr<CollectiveRequest>> collectives_; // non-blocking ones not complete yet
