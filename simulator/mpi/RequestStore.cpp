@@ -4,12 +4,12 @@ namespace progsim::mpi {
 
 void RequestStore::add(const RequestPtr& request, int src, int dst, int tag)
 {
-  store_[{src, dst, tag}].push_back(request);
+  store_[{src, dst, tag}].requests.push_back(request);
 }
 
 void RequestStore::add_placeholder(int src, int dst, int tag)
 {
-  store_[{src, dst, tag}].push_back(nullptr);
+  store_[{src, dst, tag}].requests.push_back(nullptr);
   completed_by_test_.insert({src, dst, tag});
 }
 
@@ -27,9 +27,9 @@ RequestPtr RequestStore::pop(int src, int dst, int tag, bool& found)
       found = found || completed_by_test_.count(key) > 0;
     return nullptr;
   }
-  RequestPtr request = it->second.front();
-  it->second.pop_front();
-  if (it->second.empty())
+  Posted& posted      = it->second;
+  RequestPtr request = std::move(posted.requests[posted.next++]);
+  if (posted.next == posted.requests.size())
     store_.erase(it);
   return request;
 }
@@ -37,10 +37,10 @@ RequestPtr RequestStore::pop(int src, int dst, int tag, bool& found)
 std::vector<RequestPtr> RequestStore::take_all()
 {
   std::vector<RequestPtr> all;
-  for (auto const& [_, requests] : store_)
-    for (auto const& request : requests)
-      if (request)
-        all.push_back(request);
+  for (auto const& [_, posted] : store_)
+    for (size_t i = posted.next; i < posted.requests.size(); i++)
+      if (posted.requests[i])
+        all.push_back(posted.requests[i]);
   store_.clear();
   completed_by_test_.clear(); // a waitall ends them all: nothing is left to test or wait for again
   return all;

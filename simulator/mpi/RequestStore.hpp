@@ -3,7 +3,8 @@
 
 #include "mpi/Request.hpp"
 
-#include <deque>
+#include <boost/container/small_vector.hpp>
+
 #include <map>
 #include <set>
 #include <tuple>
@@ -32,7 +33,13 @@ public:
   bool empty() const { return store_.empty(); }
 
 private:
-  std::map<Key, std::deque<RequestPtr>> store_;
+  /** A key's requests in posting order, from the oldest not taken yet. Most keys hold one or two at a time: they
+   * stay inline (a std::deque allocated half a kilobyte per key, made and freed at every isend or irecv). */
+  struct Posted {
+    boost::container::small_vector<RequestPtr, 2> requests;
+    size_t next = 0;
+  };
+  std::map<Key, Posted> store_;
   std::set<Key> completed_by_test_; // keys a test completed a request of
 };
 
