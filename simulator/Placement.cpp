@@ -1,4 +1,5 @@
 #include "Placement.hpp"
+#include "mpi/HostsByName.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 
@@ -15,6 +16,7 @@ mpi::Placement read_placement(const std::string& hostfile, int ranks)
   std::ifstream in(hostfile);
   if (not in)
     throw InputError(hostfile + ": cannot open the hostfile");
+  const mpi::HostsByName hosts;
   std::vector<sg4::Host*> listed;
   std::string line;
   int number = 0;
@@ -34,7 +36,7 @@ mpi::Placement read_placement(const std::string& hostfile, int ranks)
                          entry + "'");
       entry = entry.substr(0, colon);
     }
-    sg4::Host* host = sg4::Engine::get_instance()->host_by_name_or_null(entry);
+    sg4::Host* host = hosts.find(entry);
     if (host == nullptr)
       throw InputError(hostfile + ":" + std::to_string(number) + ": host '" + entry + "' is not in the platform");
     for (int i = 0; i < count; i++)

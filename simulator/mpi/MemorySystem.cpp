@@ -1,4 +1,5 @@
 #include "mpi/MemorySystem.hpp"
+#include "mpi/HostsByName.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -20,12 +21,6 @@ MemorySystem::MemorySystem(const Parameters& parameters, std::unique_ptr<models:
 {
 }
 
-namespace {
-sg4::Host* named_host(const char* name)
-{
-  return name == nullptr ? nullptr : sg4::Host::by_name_or_null(name);
-}
-} // namespace
 
 MemorySystem::~MemorySystem()
 {
@@ -40,6 +35,8 @@ void MemorySystem::start(const std::vector<sg4::Host*>& rank_hosts)
   rank_host_ = rank_hosts;
   // The domains of each node, by index, and each domain's memory.
   std::map<std::string, std::map<int, sg4::Host*>> domains;
+  const HostsByName hosts;
+  auto named_host = [&hosts](const char* name) { return name == nullptr ? nullptr : hosts.find(name); };
   for (sg4::Host* host : sg4::Engine::get_instance()->get_all_hosts()) {
     const char* numa   = host->get_property("progsim:numa");
     sg4::Host* memory  = named_host(host->get_property("progsim:memory"));
