@@ -55,13 +55,13 @@ void drop_stack_guards_if_too_many(int ranks)
 /**
  * SimGrid gives each actor an 8 MiB stack by default, sized for the MPI programs SMPI runs on them. The engine's
  * actors run only its own code, and the deepest use is jemalloc's: an actor whose free fills a size class of its
- * thread cache flushes it with an array on the stack, as long as the cache (JemallocTuning.cpp: 2 048 objects).
- * A 1 024-rank ring under `thread` overflows guarded stacks of 16 KiB but not of 20 KiB (contexts/stack-size with
- * contexts/guard-size:4096); 12 KiB suffice with jemalloc's default cache. With thousands
+ * thread cache flushes it with an array on the stack, as long as the cache. A 1 024-rank ring under `thread` runs
+ * in guarded stacks of 12 KiB (contexts/stack-size with contexts/guard-size:4096) with jemalloc's default cache, the
+ * engine's since stop 37 (JemallocTuning.cpp); with a cache of 2 048 objects it overflowed 16 KiB. With thousands
  * of actors, 8 MiB stacks scatter the few pages each actor uses over as many separate 8 MiB of address space (4 096
  * ranks under `thread`: jemalloc's metadata 186 MB, against 12 MB with 256 KiB stacks; peak memory 181 MB, against
  * 157 MB), and the simulation, which switches actors at every simcall, misses more in the caches: the same
- * instructions (valgrind's callgrind) took 1.15 to 1.3x as long. 256 KiB keeps over 12 times the deepest use measured.
+ * instructions (valgrind's callgrind) took 1.15 to 1.3x as long. 256 KiB keeps 20 times that.
  * An explicit --cfg=contexts/stack-size wins.
  */
 void size_actor_stacks()
