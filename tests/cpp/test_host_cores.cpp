@@ -5,6 +5,7 @@
  * engine is global, so each simulation runs in a child process of its own.
  */
 #include "mpi/HostCores.hpp"
+#include "TempDir.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -18,14 +19,11 @@
 
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
 
 namespace sg4 = simgrid::s4u;
-namespace fs  = std::filesystem;
 
 namespace {
 
@@ -42,11 +40,8 @@ struct CpuUser {
   double stop     = 0;
 };
 
-fs::path write_platform()
-{
-  fs::path dir = fs::temp_directory_path() / ("progsim-cores-" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  std::ofstream(dir / "platform.xml") << R"(<?xml version='1.0'?>
+/** Two identical 4-core hosts: SimGrid's executions run on one, HostCores' on the other. */
+constexpr const char* kPlatform = R"(<?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
 <platform version="4.1">
   <zone id="z" routing="Full">
@@ -55,23 +50,22 @@ fs::path write_platform()
   </zone>
 </platform>
 )";
-  return dir;
-}
 
 /** Runs `users` on both hosts in a child process; the child exits 0 when every execution ended at the same date on
  * both (within `tolerance` s), and prints the ones that did not. */
 int same_ends(const std::vector<CpuUser>& users, double tolerance = 1e-9)
 {
+  const progsim::testing::TempDir dir; // the parent's: removed once the child is done
+  const std::string platform = dir.write("platform.xml", kPlatform);
   pid_t child = fork();
   if (child == 0) {
-    fs::path dir = write_platform();
     static std::vector<std::string> args = {"test", "--cfg=surf/precision:1e-9", "--log=root.thres:critical"};
     static std::vector<char*> argv;
     for (auto& arg : args)
       argv.push_back(arg.data());
     static int argc = static_cast<int>(argv.size());
     sg4::Engine engine(&argc, argv.data());
-    engine.load_platform((dir / "platform.xml").string());
+    engine.load_platform(platform);
     sg4::Host* reference = sg4::Host::by_name("simgrid");
     sg4::Host* ours      = sg4::Host::by_name("progsim");
     progsim::mpi::HostCores cores(ours);
@@ -105,7 +99,6 @@ int same_ends(const std::vector<CpuUser>& users, double tolerance = 1e-9)
       });
     }
     engine.run();
-    fs::remove_all(dir);
     bool same = true;
     for (size_t i = 0; i < users.size(); i++)
       if (users[i].flops > 0 && not(std::fabs(simgrid_end[i] - progsim_end[i]) <= tolerance)) {

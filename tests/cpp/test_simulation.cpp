@@ -10,6 +10,7 @@
 #include "mpi/World.hpp"
 #include "protocol/Protocols.hpp"
 #include "trace/TraceSource.hpp"
+#include "TempDir.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
@@ -23,7 +24,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <memory>
 #include <string>
@@ -38,11 +38,9 @@ constexpr double kLatency   = 1e-6; // s
 constexpr double kBandwidth = 1e9;  // B/s
 
 /** Two one-core hosts joined by one link, and a trace of one 1000-byte message from rank 0 to rank 1. */
-fs::path write_inputs()
+void write_inputs(const progsim::testing::TempDir& dir)
 {
-  fs::path dir = fs::temp_directory_path() / ("progsim-sim-" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  std::ofstream(dir / "platform.xml") << R"(<?xml version='1.0'?>
+  dir.write("platform.xml", R"(<?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
 <platform version="4.1">
   <zone id="z" routing="Full">
@@ -52,12 +50,11 @@ fs::path write_inputs()
     <route src="a" dst="b"><link_ctn id="wire"/></route>
   </zone>
 </platform>
-)";
-  std::ofstream(dir / "hostfile") << "a\nb\n";
-  std::ofstream(dir / "rank-0.txt") << "0 init\n0 send 1 0 1000\n0 finalize\n";
-  std::ofstream(dir / "rank-1.txt") << "1 init\n1 recv 0 0 1000\n1 finalize\n";
-  std::ofstream(dir / "list.txt") << (dir / "rank-0.txt").string() << "\n" << (dir / "rank-1.txt").string() << "\n";
-  return dir;
+)");
+  dir.write("hostfile", "a\nb\n");
+  const std::string rank0 = dir.write("rank-0.txt", "0 init\n0 send 1 0 1000\n0 finalize\n");
+  const std::string rank1 = dir.write("rank-1.txt", "1 init\n1 recv 0 0 1000\n1 finalize\n");
+  dir.write("list.txt", rank0 + "\n" + rank1 + "\n");
 }
 
 /** A SimGrid engine on the inline platform of `dir`, with the analytical network model and `extra` settings. */
@@ -82,13 +79,11 @@ std::unique_ptr<sg4::Engine> make_engine(const fs::path& dir, const std::string&
  * child's exit status: 0 when the simulation returned true. */
 int in_child_process(const std::function<bool(const fs::path&)>& simulation)
 {
+  const progsim::testing::TempDir dir; // the parent's: removed once the child is done
+  write_inputs(dir);
   pid_t child = fork();
-  if (child == 0) {
-    fs::path dir = write_inputs();
-    bool ok      = simulation(dir);
-    fs::remove_all(dir);
-    _exit(ok ? 0 : 1);
-  }
+  if (child == 0)
+    _exit(simulation(dir.path()) ? 0 : 1);
   int status = 0;
   waitpid(child, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
