@@ -1,10 +1,9 @@
 /* How the executions of a host that they may outnumber share its cores. */
 #pragma once
 
-
 #include <simgrid/kernel/Timer.hpp>
-#include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Host.hpp>
 
 #include <cstdint>
 #include <queue>

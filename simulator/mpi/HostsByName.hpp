@@ -29,6 +29,8 @@ public:
     auto it = hosts_.find(name);
     return it == hosts_.end() ? nullptr : it->second;
   }
+  /** The same for a host property's value: null too when the property is missing. */
+  simgrid::s4u::Host* find(const char* name) const { return name == nullptr ? nullptr : find(std::string(name)); }
 
 private:
   std::unordered_map<std::string, simgrid::s4u::Host*> hosts_;

@@ -36,10 +36,9 @@ void MemorySystem::start(const std::vector<sg4::Host*>& rank_hosts)
   // The domains of each node, by index, and each domain's memory.
   std::map<std::string, std::map<int, sg4::Host*>> domains;
   const HostsByName hosts;
-  auto named_host = [&hosts](const char* name) { return name == nullptr ? nullptr : hosts.find(name); };
   for (sg4::Host* host : sg4::Engine::get_instance()->get_all_hosts()) {
     const char* numa   = host->get_property("progsim:numa");
-    sg4::Host* memory  = named_host(host->get_property("progsim:memory"));
+    sg4::Host* memory  = hosts.find(host->get_property("progsim:memory"));
     if (numa == nullptr || memory == nullptr)
       continue;
     domains[host->get_property("progsim:node")][std::stoi(numa)] = host;
@@ -56,9 +55,9 @@ void MemorySystem::start(const std::vector<sg4::Host*>& rank_hosts)
   nic_domain_.assign(rank_hosts.size(), nullptr);
   for (size_t rank = 0; rank < rank_hosts.size(); rank++) {
     sg4::Host* host = rank_hosts[rank];
-    if (named_host(host->get_property("progsim:memory")) == nullptr)
+    if (hosts.find(host->get_property("progsim:memory")) == nullptr)
       continue; // a platform not compiled by progsim: no bus (stream() says so once)
-    nic_domain_[rank] = named_host(host->get_property("progsim:nic-domain"));
+    nic_domain_[rank] = hosts.find(host->get_property("progsim:nic-domain"));
     sg4::Host* data   = host;
     if (where == "nic") {
       data = nic_domain_[rank] != nullptr ? nic_domain_[rank] : host;
@@ -70,7 +69,7 @@ void MemorySystem::start(const std::vector<sg4::Host*>& rank_hosts)
                                     std::to_string(node.size() - 1));
       data = it->second;
     }
-    data_memory_[rank] = named_host(data->get_property("progsim:memory"));
+    data_memory_[rank] = hosts.find(data->get_property("progsim:memory"));
   }
 }
 
