@@ -241,12 +241,12 @@ public:
     return period > 0 ? parameters_.thread_poll_cost / period : 0.0;
   }
 
-  void compute(mpi::Endpoint& endpoint, double flops) override
+  void compute(mpi::Endpoint& endpoint, double flops, const mpi::BusTraffic& stream) override
   {
     if (parameters_.thread_busy)
       shared_cores_[endpoint.rank()]->compute(endpoint.world(), endpoint.host(), flops);
     else
-      ProgressModel::compute(endpoint, flops);
+      ProgressModel::compute(endpoint, flops, stream);
   }
 
   void wait_ended(mpi::Endpoint& endpoint) override

@@ -1,6 +1,7 @@
 #include "mpi/Endpoint.hpp"
 #include "mpi/World.hpp"
 #include "mpi/MessageProtocol.hpp"
+#include "mpi/TransferStarts.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
@@ -86,7 +87,7 @@ RequestPtr Endpoint::start_collective(Schedule schedule, int tag)
     // the mechanism's agent at once, as a step of its own (it notices a local completion).
     StepRunner& runner = world_.progress().collective_runner(*this, Step::TransferDone, rank_);
     if (&runner != &own_runner_ && world_.progress().starts_collective_rounds(runner))
-      follow_by(runner, Transfer{sg4::Comm::sendto_async(host_, host_, 1), {}}, Step::TransferDone,
+      follow_by(runner, Transfer{transfer_starts::sendto(host_, host_, 1), {}}, Step::TransferDone,
                 [collective]() { collective->advance(); });
   }
   return handle;
@@ -419,7 +420,7 @@ void Endpoint::on_matched(const RequestPtr& receive, const Envelope& envelope)
 Transfer Endpoint::transfer(int from, int to, int64_t bytes, bool data)
 {
   world_.endpoint(from).bytes_sent_ += bytes;
-  Transfer transfer{sg4::Comm::sendto_async(world_.host_of(from), world_.host_of(to), bytes), {}};
+  Transfer transfer{transfer_starts::sendto(world_.host_of(from), world_.host_of(to), bytes), {}};
   if (data && not world_.same_node(from, to)) // the NIC reads the data at one end and writes it at the other
     for (int end : {from, to}) // a cached message's DMA reaches memory later, as a write-back nobody waits for
       for (auto const& flow : world_.memory().dma(end, bytes, world_.memory().cached(bytes)).transfers)

@@ -1,5 +1,6 @@
 #include "mpi/MemorySystem.hpp"
 #include "mpi/HostsByName.hpp"
+#include "mpi/TransferStarts.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -153,7 +154,7 @@ BusTraffic MemorySystem::load(sg4::Host* from, sg4::Host* memory, int64_t bytes,
     if (share == 0)
       continue;
     if (rate <= 0) {
-      traffic.transfers.push_back(sg4::Comm::sendto_async(from, memory, share));
+      traffic.transfers.push_back(transfer_starts::sendto(from, memory, share));
       continue;
     }
     traffic.transfers.push_back(paced_flow(from, memory, share, rate / parts));
@@ -170,13 +171,7 @@ BusTraffic MemorySystem::load(sg4::Host* from, sg4::Host* memory, int64_t bytes,
 
 sg4::CommPtr MemorySystem::paced_flow(sg4::Host* from, sg4::Host* memory, uint64_t bytes, double rate)
 {
-  // SimGrid built by scripts/build_simgrid.sh keeps the rate of a host-to-host transfer (set before its ends).
-  sg4::CommPtr flow = sg4::Comm::sendto_init();
-  flow->set_payload_size(bytes);
-  flow->set_rate(rate);
-  flow->set_source(from);
-  flow->set_destination(memory); // starts it
-  return flow;
+  return transfer_starts::sendto(from, memory, bytes, rate);
 }
 
 } // namespace progsim::mpi

@@ -5,6 +5,7 @@
 #include "Parameters.hpp"
 #include "mpi/BusPolicy.hpp"
 #include "mpi/LoadedLatency.hpp"
+#include "mpi/TransferWatch.hpp"
 
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Host.hpp>
@@ -23,10 +24,11 @@ struct BusTraffic {
   MemoryDemand demand; // a stream's: the links whose latency it loads until MemorySystem::ended
   bool paced = false;  // every flow is bounded at its part of the rate asked: none ends before bytes / rate
   bool empty() const { return transfers.empty(); }
-  void wait() const
+  /** Blocks the calling actor until every flow has ended. */
+  void wait(TransferWatch& watch) const
   {
     for (auto const& transfer : transfers)
-      transfer->wait();
+      watch.park_until_ended(transfer);
   }
 };
 

@@ -4,9 +4,9 @@
 
 namespace progsim::models::progress {
 
-void ProgressModel::compute(mpi::Endpoint& endpoint, double flops)
+void ProgressModel::compute(mpi::Endpoint& endpoint, double flops, const mpi::BusTraffic& stream)
 {
-  endpoint.world().compute(endpoint.host(), flops);
+  endpoint.world().compute(endpoint.host(), flops, stream);
 }
 
 } // namespace progsim::models::progress

@@ -18,6 +18,7 @@
 namespace progsim::mpi {
 class Endpoint;
 class World;
+struct BusTraffic;
 } // namespace progsim::mpi
 
 namespace progsim::models::progress {
@@ -74,9 +75,10 @@ public:
   }
   /** Whether the network runs this collective whole, in hardware, for every rank (NetworkCollectives). */
   virtual bool runs_in_network(const trace::Action&) const { return false; }
-  /** Runs `flops` of the calling rank's computation on its core. A mechanism whose agent shares that very core
-   * (a progress thread spinning there) lets the agent take its turns here. */
-  virtual void compute(mpi::Endpoint& endpoint, double flops);
+  /** Runs `flops` of the calling rank's computation on its core while `stream`, its memory traffic (waited for
+   * after), flows. A mechanism whose agent shares that very core (a progress thread spinning there) lets the agent
+   * take its turns here. */
+  virtual void compute(mpi::Endpoint& endpoint, double flops, const mpi::BusTraffic& stream);
   /** The calling rank's blocking wait just completed; it returns once it has its core (see compute()). */
   virtual void wait_ended(mpi::Endpoint&) {}
   /** Starts agents and background loads, before any action runs. */

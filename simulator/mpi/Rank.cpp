@@ -96,8 +96,8 @@ void Rank::compute(double flops, const Action* action)
   double pace = flops > 0 ? static_cast<double>(bytes) * endpoint_.host()->get_speed() / flops : 0.0;
   BusTraffic memory = world_.memory().stream(rank_, bytes, pace);
   if (flops > 0)
-    world_.progress().compute(endpoint_, flops);
-  memory.wait();
+    world_.progress().compute(endpoint_, flops, memory);
+  memory.wait(world_.transfers());
   world_.memory().ended(memory);
   world_.record(rank_).compute_seconds += sg4::Engine::get_clock() - start;
   world_.set_activity(rank_, before, action);

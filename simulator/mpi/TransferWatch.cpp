@@ -1,4 +1,5 @@
 #include "mpi/TransferWatch.hpp"
+#include "mpi/ActorParking.hpp"
 #include "mpi/Endpoint.hpp"
 
 #include <simgrid/s4u/Comm.hpp>
@@ -39,6 +40,14 @@ void TransferWatch::watch(const sg4::ActivityPtr& transfer, Endpoint& endpoint, 
     watched_[transfer->get_impl()].push_back(Watcher{&endpoint, &runner});
 }
 
+void TransferWatch::park_until_ended(const sg4::ActivityPtr& transfer)
+{
+  if (transfer->get_finish_time() >= 0)
+    return;
+  watched_[transfer->get_impl()].push_back(Watcher{nullptr, nullptr, parking::caller()});
+  parking::park(); // nothing since the look let the kernel run: the end cannot have come before the actor parks
+}
+
 void TransferWatch::ended(const simgrid::kernel::activity::ActivityImpl* transfer)
 {
   auto it = watched_.find(transfer);
@@ -46,8 +55,12 @@ void TransferWatch::ended(const simgrid::kernel::activity::ActivityImpl* transfe
     return;
   auto watchers = std::move(it->second);
   watched_.erase(it);
-  for (auto const& watcher : watchers)
-    watcher.endpoint->transfer_ended(*watcher.runner);
+  for (auto const& watcher : watchers) {
+    if (watcher.parked != nullptr)
+      parking::resume(watcher.parked);
+    else
+      watcher.endpoint->transfer_ended(*watcher.runner);
+  }
 }
 
 } // namespace progsim::mpi

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <simgrid/s4u/Activity.hpp>
+#include <simgrid/s4u/Actor.hpp>
 
 #include <boost/container/small_vector.hpp>
 
@@ -28,11 +29,15 @@ public:
 
   /** When `transfer` ends, `endpoint` tells `runner` (Endpoint::transfer_ended). */
   void watch(const simgrid::s4u::ActivityPtr& transfer, Endpoint& endpoint, StepRunner& runner);
+  /** Blocks the calling actor until `transfer` ends (at once if it has). Unlike Comm::wait, it leaves a transfer
+   * whose start is deferred (TransferStarts.hpp) to the kernel. */
+  void park_until_ended(const simgrid::s4u::ActivityPtr& transfer);
 
 private:
   struct Watcher {
     Endpoint* endpoint;
     StepRunner* runner;
+    simgrid::s4u::Actor* parked = nullptr; // or an actor parked until the end
   };
   void ended(const simgrid::kernel::activity::ActivityImpl* transfer);
 

@@ -98,14 +98,14 @@ void World::copy(int rank, int64_t bytes, bool shared_core)
   // Paced at the copy's speed, the flow lasts at least the copy's CPU time: on a core nobody shares, waiting for
   // it alone ends the copy at the same time, with one activity instead of two.
   if (own_core && bus.paced && not bus.empty()) {
-    bus.wait();
+    bus.wait(transfers_);
     return;
   }
   if (shared_core)
     spend_cpu(host_of(rank), seconds);
   else
     pause_.pass(seconds);
-  bus.wait();
+  bus.wait(transfers_);
 }
 
 int64_t World::memory_bytes(const trace::Action& compute) const
@@ -122,8 +122,12 @@ void World::spend_cpu(sg4::Host* host, double seconds)
   occupy_core(host, seconds * host->get_speed(), seconds);
 }
 
-void World::compute(sg4::Host* host, double flops)
+void World::compute(sg4::Host* host, double flops, const BusTraffic& stream)
 {
+  // Paced at the computation's flops, its stream lasts at least the computation's time: on a core nobody shares,
+  // waiting for the stream alone ends the computation at the same time, with one wait instead of two (as copy()).
+  if (never_shared(host) && stream.paced && not stream.empty())
+    return;
   occupy_core(host, flops, flops / host->get_speed());
 }
 

@@ -158,8 +158,9 @@ public:
    */
   void spend_cpu(simgrid::s4u::Host* host, double seconds);
   /** A rank's computation of `flops` on `host`, as spend_cpu: at full core speed without the CPU solver where no
-   * execution there ever shares a core. */
-  void compute(simgrid::s4u::Host* host, double flops);
+   * execution there ever shares a core. With `stream`, the computation's memory traffic that its caller waits for
+   * after: where that stream alone ends it no earlier (see the definition), nothing more is needed. */
+  void compute(simgrid::s4u::Host* host, double flops, const BusTraffic& stream = {});
   /** When a control message sent now from `from` to `to` arrives, where it need not be a transfer
    * (progsim/control-transfers: no, see ControlDelay); -1: send it as a transfer. */
   double control_arrival(int from, int to) const;
