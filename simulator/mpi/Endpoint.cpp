@@ -124,9 +124,13 @@ std::vector<RequestPtr> Endpoint::pending_requests() const
 
 void Endpoint::spend(double cpu_seconds, int64_t copy_bytes)
 {
-  if (cpu_seconds > 0)
-    world_.spend_cpu(host_, cpu_seconds);
-  copy(copy_bytes, true);
+  if (copy_bytes <= 0) {
+    if (cpu_seconds > 0)
+      world_.spend_cpu(host_, cpu_seconds);
+    return;
+  }
+  world_.copy(rank_, copy_bytes, true, cpu_seconds); // the CPU work, then the copy
+  copy_seconds_ += world_.copy_seconds(copy_bytes);
 }
 
 void Endpoint::charge(double cpu_seconds, int64_t copy_bytes)

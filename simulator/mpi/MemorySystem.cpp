@@ -124,13 +124,13 @@ const std::vector<sg4::Link*>& MemorySystem::route(sg4::Host* core, int rank)
   return it->second;
 }
 
-BusTraffic MemorySystem::copy(int rank, int64_t bytes, double rate, bool write_back)
+BusTraffic MemorySystem::copy(int rank, int64_t bytes, double rate, bool write_back, double start)
 {
   if (bytes <= 0 || not has_bus(rank))
     return {};
   sg4::Host* core = rank_host_[rank];
   return load(core, data_memory_[rank], bytes, BusUser::Core, sg4::this_actor::get_host() == core ? rate : 0,
-              write_back);
+              write_back, start);
 }
 
 BusTraffic MemorySystem::dma(int rank, int64_t bytes, bool write_back)
@@ -143,7 +143,7 @@ BusTraffic MemorySystem::dma(int rank, int64_t bytes, bool write_back)
 }
 
 BusTraffic MemorySystem::load(sg4::Host* from, sg4::Host* memory, int64_t bytes, BusUser user, double rate,
-                               bool write_back)
+                               bool write_back, double start)
 {
   // The policy's weight: one flow as several equal transfers, each with its part of the bytes and of the rate.
   const int parts = policy_->transfers_per_flow(user);
@@ -153,11 +153,7 @@ BusTraffic MemorySystem::load(sg4::Host* from, sg4::Host* memory, int64_t bytes,
     auto share = static_cast<uint64_t>(bytes / parts + (part < bytes % parts ? 1 : 0));
     if (share == 0)
       continue;
-    if (rate <= 0) {
-      traffic.transfers.push_back(transfer_starts::sendto(from, memory, share));
-      continue;
-    }
-    traffic.transfers.push_back(paced_flow(from, memory, share, rate / parts));
+    traffic.transfers.push_back(transfer_starts::sendto(from, memory, share, rate > 0 ? rate / parts : 0, start));
   }
   if (write_back) {
     // Nobody waits for them: they end on their own, roughly in the order they started.
@@ -167,11 +163,6 @@ BusTraffic MemorySystem::load(sg4::Host* from, sg4::Host* memory, int64_t bytes,
     return {};
   }
   return traffic;
-}
-
-sg4::CommPtr MemorySystem::paced_flow(sg4::Host* from, sg4::Host* memory, uint64_t bytes, double rate)
-{
-  return transfer_starts::sendto(from, memory, bytes, rate);
 }
 
 } // namespace progsim::mpi

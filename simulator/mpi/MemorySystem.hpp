@@ -65,16 +65,15 @@ public:
    * loads the bus, later, as a write-back (copy() and dma() with write_back: nobody waits for it). */
   bool cached(int64_t bytes) const { return bytes <= parameters_.cached_message_bytes; }
   /** A core of `rank`'s domain copies: `bytes` through the memory of its data, at most at `rate` B/s (the copy's
-   * pace; 0: no bound), bounded only when the caller runs on the rank's host (SimGrid bounds flows sent from it). */
-  BusTraffic copy(int rank, int64_t bytes, double rate, bool write_back = false);
+   * pace; 0: no bound), bounded only when the caller runs on the rank's host (SimGrid bounds flows sent from it),
+   * from `start` on (a date; now if earlier). */
+  BusTraffic copy(int rank, int64_t bytes, double rate, bool write_back = false, double start = 0);
   /** The NIC of `rank`'s node reads or writes `bytes` of the rank's data (progsim/dma-loads-bus). */
   BusTraffic dma(int rank, int64_t bytes, bool write_back = false);
 
 private:
   BusTraffic load(simgrid::s4u::Host* from, simgrid::s4u::Host* memory, int64_t bytes,
-                  models::contention::BusUser user, double rate, bool write_back = false);
-  /** A flow of `bytes` from `from` to `memory` bounded at `rate` B/s, started. */
-  simgrid::s4u::CommPtr paced_flow(simgrid::s4u::Host* from, simgrid::s4u::Host* memory, uint64_t bytes, double rate);
+                  models::contention::BusUser user, double rate, bool write_back = false, double start = 0);
 
   Parameters parameters_;
   std::unique_ptr<models::contention::BusPolicy> policy_;

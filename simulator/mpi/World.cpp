@@ -86,15 +86,26 @@ void World::start()
   }
 }
 
-void World::copy(int rank, int64_t bytes, bool shared_core)
+void World::copy(int rank, int64_t bytes, bool shared_core, double cpu_before)
 {
   double seconds = copy_seconds(bytes);
+  // On a core nobody shares, CPU work is a pause: the copy's flows can be set to start when it ends, and the actor
+  // waits once (for them, below) where it would pause, then wait. The flows start at the same date.
+  double start = 0;
+  if (cpu_before > 0) {
+    if (seconds > 0 && parameters_.copy_loads_bus && never_shared(host_of(rank)))
+      start = sg4::Engine::get_clock() + cpu_before;
+    else
+      spend_cpu(host_of(rank), cpu_before);
+  }
   if (seconds <= 0)
     return;
   BusTraffic bus; // read and write, at the copy's pace; a cached copy's bytes reach memory later, unwaited
   if (parameters_.copy_loads_bus)
-    bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, memory_.cached(bytes));
+    bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, memory_.cached(bytes), start);
   bool own_core = not shared_core || never_shared(host_of(rank));
+  if (start > 0 && not(own_core && bus.paced && not bus.empty()))
+    pause_.until(start); // the CPU work before, as the pause it is
   // Paced at the copy's speed, the flow lasts at least the copy's CPU time: on a core nobody shares, waiting for
   // it alone ends the copy at the same time, with one activity instead of two.
   if (own_core && bus.paced && not bus.empty()) {

@@ -174,9 +174,9 @@ public:
    * A copy of `bytes` for `rank` by the calling actor: CPU work of copy_seconds(bytes), on a core of the rank's host
    * shared with the ranks (`shared_core`) or on one of its own, while the data crosses the memory bus of the rank's
    * data twice (read and write) at the copy's pace, sharing it with every other flow there. It takes the longer of
-   * the two.
+   * the two. `cpu_before`: seconds of CPU work on the rank's shared core that come first (a step's, a post's).
    */
-  void copy(int rank, int64_t bytes, bool shared_core);
+  void copy(int rank, int64_t bytes, bool shared_core, double cpu_before = 0);
   /** The bytes a `compute` action moves through memory: its trace's count, else its flops over the computations'
    * arithmetic intensity (progsim/compute-intensity), else none. */
   int64_t memory_bytes(const trace::Action& compute) const;

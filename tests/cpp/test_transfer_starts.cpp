@@ -1,0 +1,186 @@
+/*
+ * Deferred transfer starts (mpi/TransferStarts.hpp) and parked waits for a transfer's end (TransferWatch): a transfer
+ * asked for by an actor is not started while the actor runs on, starts at the date it was asked for (or a later one
+ * given), and ends when SimGrid's network model says: on one link of bandwidth B and latency L, under CM02 (no
+ * factors), a TCP window too large to bound anything and no cross traffic, S bytes alone take L + S / B, at most at
+ * rate r take L + S / r, and two flows sharing the link get B / 2 each. SimGrid's engine is global, so each
+ * simulation runs in a child process of its own.
+ */
+#include "mpi/TransferStarts.hpp"
+#include "mpi/TransferWatch.hpp"
+#include "TempDir.hpp"
+
+#include <simgrid/kernel/Timer.hpp>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace sg4 = simgrid::s4u;
+
+namespace {
+
+constexpr double kBandwidth = 1e9;  // B/s
+constexpr double kLatency   = 1e-3; // s
+constexpr double kAsked     = 1.0;  // the date the transfers are asked for
+constexpr double kBytes     = 1e6;
+
+constexpr const char* kPlatform = R"(<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="a" speed="1Gf"/>
+    <host id="b" speed="1Gf"/>
+    <link id="ab" bandwidth="1GBps" latency="1ms"/>
+    <route src="a" dst="b"><link_ctn id="ab"/></route>
+  </zone>
+</platform>
+)";
+
+/** What a scenario saw, checked by the child. */
+struct Seen {
+  std::vector<std::string> failures;
+  void expect_near(const char* what, double got, double expected)
+  {
+    if (not(std::fabs(got - expected) <= 1e-9))
+      failures.push_back(std::string(what) + ": " + std::to_string(got) + " s, expected " + std::to_string(expected));
+  }
+  void expect(const char* what, bool holds)
+  {
+    if (not holds)
+      failures.emplace_back(what);
+  }
+};
+
+/** Runs `scenario` (which creates actors on hosts a and b) in a child process; 0 when it saw nothing wrong. */
+int run(const std::function<void(progsim::mpi::TransferWatch&, Seen&)>& scenario)
+{
+  const progsim::testing::TempDir dir;
+  const std::string platform = dir.write("platform.xml", kPlatform);
+  pid_t child = fork();
+  if (child == 0) {
+    static std::vector<std::string> args = {"test", "--cfg=network/model:CM02", "--cfg=network/TCP-gamma:1e15",
+                                            "--cfg=network/crosstraffic:0", "--log=root.thres:critical"};
+    static std::vector<char*> argv;
+    for (auto& arg : args)
+      argv.push_back(arg.data());
+    static int argc = static_cast<int>(argv.size());
+    sg4::Engine engine(&argc, argv.data());
+    engine.load_platform(platform);
+    progsim::mpi::TransferWatch watch;
+    Seen seen;
+    scenario(watch, seen);
+    engine.run();
+    for (auto const& failure : seen.failures)
+      std::printf("%s\n", failure.c_str());
+    std::fflush(stdout); // _exit does not
+    _exit(seen.failures.empty() ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+} // namespace
+
+TEST(TransferStarts, StartsAtTheDateAskedOnceTheActorYieldsAndEndsAsTheNetworkModelSays)
+{
+  EXPECT_EQ(run([](progsim::mpi::TransferWatch& watch, Seen& seen) {
+              sg4::Actor::create("asker", sg4::Host::by_name("a"), [&watch, &seen]() {
+                sg4::this_actor::sleep_until(kAsked);
+                auto transfer =
+                    progsim::mpi::transfer_starts::sendto(sg4::Host::by_name("a"), sg4::Host::by_name("b"), kBytes);
+                seen.expect("the asking actor goes on with the transfer not started yet",
+                            transfer->get_state() == sg4::Activity::State::STARTING);
+                seen.expect_near("the asking actor's clock", sg4::Engine::get_clock(), kAsked);
+                watch.park_until_ended(transfer);
+                seen.expect_near("the transfer's start", transfer->get_start_time(), kAsked);
+                seen.expect_near("the end of its wait", sg4::Engine::get_clock(), kAsked + kLatency + kBytes / kBandwidth);
+              });
+            }),
+            0);
+}
+
+TEST(TransferStarts, KeepsTheRateBound)
+{
+  constexpr double rate = kBandwidth / 4;
+  EXPECT_EQ(run([](progsim::mpi::TransferWatch& watch, Seen& seen) {
+              sg4::Actor::create("asker", sg4::Host::by_name("a"), [&watch, &seen]() {
+                sg4::this_actor::sleep_until(kAsked);
+                auto transfer = progsim::mpi::transfer_starts::sendto(sg4::Host::by_name("a"), sg4::Host::by_name("b"),
+                                                                      kBytes, rate);
+                watch.park_until_ended(transfer);
+                seen.expect_near("the end of a paced transfer", sg4::Engine::get_clock(), kAsked + kLatency + kBytes / rate);
+              });
+            }),
+            0);
+}
+
+TEST(TransferStarts, TransfersAskedTogetherShareTheLink)
+{
+  EXPECT_EQ(run([](progsim::mpi::TransferWatch& watch, Seen& seen) {
+              for (int i = 0; i < 2; i++)
+                sg4::Actor::create("asker-" + std::to_string(i), sg4::Host::by_name("a"), [&watch, &seen]() {
+                  sg4::this_actor::sleep_until(kAsked);
+                  auto transfer = progsim::mpi::transfer_starts::sendto(sg4::Host::by_name("a"),
+                                                                        sg4::Host::by_name("b"), kBytes);
+                  watch.park_until_ended(transfer);
+                  seen.expect_near("the end of each of two flows on one link", sg4::Engine::get_clock(),
+                                   kAsked + kLatency + 2 * kBytes / kBandwidth);
+                });
+            }),
+            0);
+}
+
+TEST(TransferStarts, FromTheKernelATransferStartsAtOnce)
+{
+  EXPECT_EQ(run([](progsim::mpi::TransferWatch&, Seen& seen) {
+              simgrid::kernel::timer::Timer::set(kAsked, [&seen]() {
+                auto transfer =
+                    progsim::mpi::transfer_starts::sendto(sg4::Host::by_name("a"), sg4::Host::by_name("b"), kBytes);
+                seen.expect("a transfer asked for in the maestro is started",
+                            transfer->get_state() == sg4::Activity::State::STARTED);
+              });
+            }),
+            0);
+}
+
+TEST(TransferStarts, AWaitForAnEndedTransferReturnsAtOnce)
+{
+  EXPECT_EQ(run([](progsim::mpi::TransferWatch& watch, Seen& seen) {
+              sg4::Actor::create("asker", sg4::Host::by_name("a"), [&watch, &seen]() {
+                auto transfer =
+                    progsim::mpi::transfer_starts::sendto(sg4::Host::by_name("a"), sg4::Host::by_name("b"), kBytes);
+                sg4::this_actor::sleep_until(kAsked);
+                watch.park_until_ended(transfer);
+                seen.expect_near("a wait that begins after the end", sg4::Engine::get_clock(), kAsked);
+              });
+            }),
+            0);
+}
+
+TEST(TransferStarts, AStartAtALaterDateWaitsForIt)
+{
+  constexpr double later = kAsked + 0.5;
+  EXPECT_EQ(run([](progsim::mpi::TransferWatch& watch, Seen& seen) {
+              sg4::Actor::create("asker", sg4::Host::by_name("a"), [&watch, &seen]() {
+                sg4::this_actor::sleep_until(kAsked);
+                auto transfer = progsim::mpi::transfer_starts::sendto(sg4::Host::by_name("a"), sg4::Host::by_name("b"),
+                                                                      kBytes, 0, later);
+                watch.park_until_ended(transfer);
+                seen.expect_near("the transfer's start", transfer->get_start_time(), later);
+                seen.expect_near("the end of its wait", sg4::Engine::get_clock(), later + kLatency + kBytes / kBandwidth);
+              });
+            }),
+            0);
+}
