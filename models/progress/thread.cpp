@@ -16,6 +16,7 @@
 #include "progress/ProgressAgent.hpp"
 #include "mpi/ProgressModel.hpp"
 
+#include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -25,9 +26,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(progsim_thread, progsim, "Progress threads: polls, time slices, steps");
@@ -212,14 +215,70 @@ private:
 };
 
 /**
- * The idle polling of a group of threads of one host, as one CPU load: an agent with no endpoint, which only starts
- * and cancels its load. Max-min sharing gives a load of priority n and bound n x b what it gives n loads of bound b,
- * and SimGrid bounds an execution at one core: a group is as many threads as one core holds.
+ * The idle polling of a group of threads of one host, as one CPU load. Max-min sharing gives a load of priority n and
+ * bound n x b what it gives n loads of bound b, and SimGrid bounds an execution at one core: a group is as many
+ * threads as one core holds. It needs no actor (an actor per group kept about 10 KiB, 8 192 of them at 65 536
+ * ranks): the model starts and stops it from a kernel timer (see IdlePollingLoads).
  */
-class PollingLoad : public ProgressAgent {
+class PollingLoad {
 public:
-  std::string_view name() const override { return "idle-polling"; }
-  void execute(mpi::Endpoint&, const mpi::StepWork&) override {}
+  PollingLoad(mpi::HostCores& cores, double bound, int threads) : cores_(cores), bound_(bound), threads_(threads) {}
+  void run(bool running)
+  {
+    if (running && not load_)
+      load_ = cores_.start_load(bound_, threads_);
+    else if (not running && load_) {
+      cores_.stop_load(*load_);
+      load_.reset();
+    }
+  }
+
+private:
+  mpi::HostCores& cores_;
+  double bound_;
+  int threads_;
+  std::optional<uint64_t> load_;
+};
+
+/**
+ * Every host's idle polling, which runs while some rank is not blocked (so that SimGrid sees a deadlock when every
+ * rank waits). A change takes effect at its date once the actors running then have yielded, from one kernel timer,
+ * as an agent woken then would see it: the last state asked for at that date.
+ */
+class IdlePollingLoads {
+public:
+  void add(mpi::HostCores& cores, double bound, int threads) { loads_.emplace_back(cores, bound, threads); }
+  bool empty() const { return loads_.empty(); }
+  /** From the first date on, until stop(). */
+  void start() { set_running(true); }
+  void set_running(bool running)
+  {
+    running_ = running;
+    if (pending_ || stopped_)
+      return;
+    pending_ = true;
+    simgrid::kernel::timer::Timer::set(sg4::Engine::get_clock(), [this]() {
+      pending_ = false;
+      apply(running_ && not stopped_);
+    });
+  }
+  /** Every rank finished: the loads stop now, so that the simulation can end. */
+  void stop()
+  {
+    stopped_ = true;
+    apply(false);
+  }
+
+private:
+  void apply(bool running)
+  {
+    for (auto& load : loads_)
+      load.run(running);
+  }
+  std::deque<PollingLoad> loads_; // stable addresses
+  bool running_ = false;
+  bool pending_ = false;
+  bool stopped_ = false;
 };
 
 class ThreadProgress : public ProgressModel {
@@ -281,9 +340,11 @@ public:
       threads_.push_back(thread);
       sg4::Actor::create("progress-thread-" + std::to_string(rank), endpoint.host(), [thread]() { (*thread)(); });
     }
-    if (polling_share() > 0 && not parameters_.thread_spare_core) // idle polling keeps part of a core busy
+    if (polling_share() > 0 && not parameters_.thread_spare_core) { // idle polling keeps part of a core busy
       for (sg4::Host* host : hosts)
-        start_polling_loads(world, host, world.ranks_on(host));
+        add_polling_loads(world, host, world.ranks_on(host));
+      polling_loads_.start();
+    }
   }
 
   int extra_cpu_users(const mpi::World& world, const sg4::Host* host) const override
@@ -295,16 +356,15 @@ public:
 
   void pause_background(bool paused) override
   {
-    for (auto& load : polling_loads_)
-      load->pause_load(paused);
+    if (not polling_loads_.empty())
+      polling_loads_.set_running(not paused);
   }
 
   void stop(mpi::World&) override
   {
     for (auto& thread : threads_)
       thread->stop();
-    for (auto& load : polling_loads_)
-      load->stop();
+    polling_loads_.stop();
   }
 
   double background_cpu_seconds(const mpi::Endpoint& endpoint, double lifetime) const override
@@ -316,21 +376,18 @@ public:
 
 private:
   /** The idle polling of the `threads` threads of `host`, in as few loads as SimGrid's one-core bound allows. */
-  void start_polling_loads(mpi::World& world, sg4::Host* host, int threads)
+  void add_polling_loads(mpi::World& world, sg4::Host* host, int threads)
   {
     const int per_load = std::max(1, static_cast<int>(std::floor(1 / polling_share())));
     for (int first = 0; first < threads; first += per_load) {
       int group = std::min(per_load, threads - first);
-      auto load = std::make_shared<PollingLoad>();
-      load->reserve(world.cores_of(host), group * polling_share() * host->get_speed(), false, group);
-      polling_loads_.push_back(load);
-      sg4::Actor::create("idle-polling-" + host->get_name(), host, [load]() { (*load)(); });
+      polling_loads_.add(world.cores_of(host), group * polling_share() * host->get_speed(), group);
     }
   }
 
   const Parameters parameters_;
   std::vector<std::shared_ptr<ProgressThread>> threads_;
-  std::vector<std::shared_ptr<PollingLoad>> polling_loads_;
+  IdlePollingLoads polling_loads_;
   std::map<const sg4::Host*, std::unique_ptr<CoreQueue>> queues_;
   std::vector<CoreQueue*> queue_of_rank_; // its host's, looked up at every change of a rank's activity
   std::vector<std::unique_ptr<SharedCore>> shared_cores_; // by rank, when threads spin on their ranks' cores
