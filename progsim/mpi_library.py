@@ -177,10 +177,17 @@ def _text(output: str | bytes | None) -> str:
     return output.decode(errors="replace") if isinstance(output, bytes) else (output or "")
 
 
+# MPICH's launcher (hydra) reports a rank's failure in lines of its own, often after the rank's, which name the error.
+LAUNCHER_LINE = re.compile(r"^\[(?:mpiexec|proxy)[@:]")
+
+
 def stderr_tail(text: str, longest: int = ERROR_TAIL) -> str:
-    """The end of a run's stderr on one line (errors are printed on one line), its last lines first to go in."""
+    """The end of a run's stderr on one line (errors are printed on one line), its last lines first to go in; the
+    launcher's lines go before the program's, so that what is cut first is the launcher's."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return " | ".join(lines)[-longest:]
+    launcher = [line for line in lines if LAUNCHER_LINE.match(line)]
+    program = [line for line in lines if not LAUNCHER_LINE.match(line)]
+    return " | ".join(launcher + program)[-longest:]
 
 
 def _failed(run: Run, command: list[str], what: str, stderr: str) -> InputError:

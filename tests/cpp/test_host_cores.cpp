@@ -5,6 +5,7 @@
  * engine is global, so each simulation runs in a child process of its own.
  */
 #include "mpi/HostCores.hpp"
+#include "ChildEngine.hpp"
 #include "TempDir.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -59,13 +60,8 @@ int same_ends(const std::vector<CpuUser>& users, double tolerance = 1e-9)
   const std::string platform = dir.write("platform.xml", kPlatform);
   pid_t child = fork();
   if (child == 0) {
-    static std::vector<std::string> args = {"test", "--cfg=surf/precision:1e-9", "--log=root.thres:critical"};
-    static std::vector<char*> argv;
-    for (auto& arg : args)
-      argv.push_back(arg.data());
-    static int argc = static_cast<int>(argv.size());
-    sg4::Engine engine(&argc, argv.data());
-    engine.load_platform(platform);
+    auto engine = progsim::testing::child_engine({"--cfg=surf/precision:1e-9", "--log=root.thres:critical"});
+    engine->load_platform(platform);
     sg4::Host* reference = sg4::Host::by_name("simgrid");
     sg4::Host* ours      = sg4::Host::by_name("progsim");
     progsim::mpi::HostCores cores(ours);
@@ -98,7 +94,7 @@ int same_ends(const std::vector<CpuUser>& users, double tolerance = 1e-9)
         cores.stop_load(load);
       });
     }
-    engine.run();
+    engine->run();
     bool same = true;
     for (size_t i = 0; i < users.size(); i++)
       if (users[i].flops > 0 && not(std::fabs(simgrid_end[i] - progsim_end[i]) <= tolerance)) {

@@ -10,6 +10,7 @@
 #include "mpi/World.hpp"
 #include "protocol/Protocols.hpp"
 #include "trace/TraceSource.hpp"
+#include "ChildEngine.hpp"
 #include "TempDir.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -60,17 +61,11 @@ void write_inputs(const progsim::testing::TempDir& dir)
 /** A SimGrid engine on the inline platform of `dir`, with the analytical network model and `extra` settings. */
 std::unique_ptr<sg4::Engine> make_engine(const fs::path& dir, const std::string& extra = "")
 {
-  // The command line outlives the call: SimGrid keeps pointers into it. One engine per (child) process.
-  static std::vector<std::string> args = {"test", "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0",
-                                          "--log=root.thres:critical"};
-  static std::vector<char*> argv;
-  static int argc = 0;
+  std::vector<std::string> options = {"--cfg=network/model:CM02", "--cfg=network/crosstraffic:0",
+                                      "--log=root.thres:critical"};
   if (not extra.empty())
-    args.push_back(extra);
-  for (auto& arg : args)
-    argv.push_back(arg.data());
-  argc        = static_cast<int>(argv.size());
-  auto engine = std::make_unique<sg4::Engine>(&argc, argv.data());
+    options.push_back(extra);
+  auto engine = progsim::testing::child_engine(options);
   engine->load_platform((dir / "platform.xml").string());
   return engine;
 }

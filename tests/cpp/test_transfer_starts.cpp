@@ -8,6 +8,7 @@
  */
 #include "mpi/TransferStarts.hpp"
 #include "mpi/TransferWatch.hpp"
+#include "ChildEngine.hpp"
 #include "TempDir.hpp"
 
 #include <simgrid/kernel/Timer.hpp>
@@ -69,18 +70,13 @@ int run(const std::function<void(progsim::mpi::TransferWatch&, Seen&)>& scenario
   const std::string platform = dir.write("platform.xml", kPlatform);
   pid_t child = fork();
   if (child == 0) {
-    static std::vector<std::string> args = {"test", "--cfg=network/model:CM02", "--cfg=network/TCP-gamma:1e15",
-                                            "--cfg=network/crosstraffic:0", "--log=root.thres:critical"};
-    static std::vector<char*> argv;
-    for (auto& arg : args)
-      argv.push_back(arg.data());
-    static int argc = static_cast<int>(argv.size());
-    sg4::Engine engine(&argc, argv.data());
-    engine.load_platform(platform);
+    auto engine = progsim::testing::child_engine({"--cfg=network/model:CM02", "--cfg=network/TCP-gamma:1e15",
+                                                  "--cfg=network/crosstraffic:0", "--log=root.thres:critical"});
+    engine->load_platform(platform);
     progsim::mpi::TransferWatch watch;
     Seen seen;
     scenario(watch, seen);
-    engine.run();
+    engine->run();
     for (auto const& failure : seen.failures)
       std::printf("%s\n", failure.c_str());
     std::fflush(stdout); // _exit does not
