@@ -21,8 +21,7 @@ void ProgressAgent::keep_load()
 {
   bool wanted = reserved_bound_ > 0 && not load_paused_ && not stopping_;
   if (wanted && not load_) {
-    double priority = reserved_ahead_ ? kAheadOfRanks * reserved_loads_ : reserved_loads_;
-    load_           = reserved_on_->start_load(reserved_bound_, priority);
+    load_ = reserved_on_->start_load(reserved_bound_, kAheadOfRanks);
   } else if (not wanted && load_) {
     reserved_on_->stop_load(*load_);
     load_.reset();

@@ -28,16 +28,12 @@ public:
   const std::vector<mpi::Endpoint*>& endpoints() const { return endpoints_; }
   void ring(mpi::Endpoint& endpoint) override;
   void expect(mpi::Endpoint& endpoint, double date) override;
-  /** Keeps a core of `cores` busy for as long as the agent runs: `bound` flop/s, ahead of the ranks when
-   * `ahead` (a reserved core: the ranks cannot have it), or sharing fairly (idle polling). The load may stand for
-   * `loads` equal ones (every thread's polling on a host): max-min sharing gives a load of priority n and bound
-   * n x b exactly what it gives n loads of bound b. */
-  void reserve(mpi::HostCores& cores, double bound, bool ahead, int loads = 1)
+  /** Keeps a core of `cores` busy for as long as the agent runs, `bound` flop/s ahead of the ranks (a reserved
+   * core: the ranks cannot have it). */
+  void reserve(mpi::HostCores& cores, double bound)
   {
     reserved_on_    = &cores;
     reserved_bound_ = bound;
-    reserved_ahead_ = ahead;
-    reserved_loads_ = loads;
   }
   /** Asks the agent to end once every rank is done (it is not a daemon: it ends cleanly). */
   void stop();
@@ -62,8 +58,6 @@ private:
   std::optional<uint64_t> load_;
   bool load_paused_      = false;
   double reserved_bound_ = 0;
-  bool reserved_ahead_   = false;
-  int reserved_loads_    = 1;
   bool stopping_         = false;
   bool waiting_          = false; // blocked in its wait: ready work must ring
 };

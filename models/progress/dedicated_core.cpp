@@ -88,7 +88,7 @@ public:
     // change no rate, and is left out.
     for (auto const& [core, host] : reserved)
       if (not world.cores_suffice(host, reserved_on_[host]))
-        core->reserve(world.cores_of(host), host->get_speed(), true);
+        core->reserve(world.cores_of(host), host->get_speed());
   }
 
   int extra_cpu_users(const mpi::World&, const sg4::Host* host) const override

@@ -22,7 +22,6 @@ MemorySystem::MemorySystem(const Parameters& parameters, std::unique_ptr<models:
 {
 }
 
-
 MemorySystem::~MemorySystem()
 {
   // A write-back still running when the simulation ends stays the engine's: dropping it would make SimGrid warn.

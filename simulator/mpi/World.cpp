@@ -103,15 +103,15 @@ void World::copy(int rank, int64_t bytes, bool shared_core, double cpu_before)
   BusTraffic bus; // read and write, at the copy's pace; a cached copy's bytes reach memory later, unwaited
   if (parameters_.copy_loads_bus)
     bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, memory_.cached(bytes), start);
-  bool own_core = not shared_core || never_shared(host_of(rank));
-  if (start > 0 && not(own_core && bus.paced && not bus.empty()))
-    pause_.until(start); // the CPU work before, as the pause it is
   // Paced at the copy's speed, the flow lasts at least the copy's CPU time: on a core nobody shares, waiting for
   // it alone ends the copy at the same time, with one activity instead of two.
+  const bool own_core = not shared_core || never_shared(host_of(rank));
   if (own_core && bus.paced && not bus.empty()) {
     bus.wait(transfers_);
     return;
   }
+  if (start > 0)
+    pause_.until(start); // the CPU work before, as the pause it is
   if (shared_core)
     spend_cpu(host_of(rank), seconds);
   else
