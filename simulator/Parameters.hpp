@@ -46,6 +46,7 @@ struct Parameters {
   int pipeline_depth    = 3;                  // fragments of a pipelined rendezvous in flight at once
   int64_t control_bytes = 0;                  // size of a control message (RTS, CTS, FIN)
   bool control_transfers = false;             // control messages are transfers (else an idle route's time)
+  bool loopback_transfers = false;            // messages over loopback links are transfers (else their route's time)
   int64_t envelope_bytes = 16;                // header added to every message, as SMPI does
   int64_t detached_threshold = 65536;         // direct protocol: sends below this complete at once
   double smpi_test_sleep = 1e-4;              // direct protocol: SMPI's injected cost of MPI_Test

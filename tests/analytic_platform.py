@@ -39,7 +39,7 @@ T_DATA = transfer(BIG + ENVELOPE)
 
 def platform(directory: Path, cores: int = 2, rendezvous: str = "get", nodes: int = 2, ranks_per_node: int = 1,
              extra_mpi: str = "", extra_progress: str = "", offload: str = "[matching, rendezvous]",
-             memory_bandwidth: float = 1e12) -> Path:
+             memory_bandwidth: float = 1e12, memory_latency: float = 0) -> Path:
     return write_platform(directory, f"""\
         name: analytic
         nodes: {nodes}
@@ -49,7 +49,7 @@ def platform(directory: Path, cores: int = 2, rendezvous: str = "get", nodes: in
           cores_per_numa: {cores}
           core_speed: {SPEED}
           copy_bandwidth: {COPY_BANDWIDTH}
-          memory: {{bandwidth: {memory_bandwidth}, latency: 0}}
+          memory: {{bandwidth: {memory_bandwidth}, latency: {memory_latency}}}
         nics: [{{numa: 0, bandwidth: {NIC_BANDWIDTH}, latency: {NIC_LATENCY}, offload: {offload}}}]
         interconnect: {{topology: flat, link: {{bandwidth: 1.0e+12, latency: 0}}}}
         mpi:

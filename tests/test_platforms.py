@@ -45,6 +45,22 @@ def test_compiled_xml_has_a_host_per_numa_domain_and_links_with_units(tmp_path: 
     assert all(bw.endswith("Bps") for bw in re.findall(r'bandwidth="([^"]+)"', xml))
 
 
+def test_only_a_domains_route_to_itself_crosses_its_loopback(tmp_path: Path) -> None:
+    # The engine takes a message over links marked progsim:loopback as the date its route gives it
+    # (simulator/mpi/RouteDelay.hpp): exact only if no other route crosses them (SimGrid shares a FATPIPE link by
+    # the flows' sharing penalties, tests/cpp/test_route_delay.cpp).
+    platform = load_platform(REPOSITORY / "platforms" / "exascale-hypothetical.yaml")
+    xml = compile_platform(platform, tmp_path, platform.capacity).platform_xml.read_text()
+    loopbacks = re.findall(r'<link id="([^"]+)"[^>]*sharing_policy="FATPIPE">\s*<prop id="progsim:loopback" '
+                           r'value="yes"/>', xml)
+    domains = re.findall(r'<host id="([^"]+)" speed="[^"]+" core=', xml)
+    assert loopbacks == [f"{domain}.loopback" for domain in domains]
+    routes = re.findall(r'<(?:route|zoneRoute) src="([^"]+)" dst="([^"]+)"[^>]*>(.*?)</(?:route|zoneRoute)>', xml,
+                        re.DOTALL)
+    crossing = {link: [(src, dst) for src, dst, body in routes if f'id="{link}"' in body] for link in loopbacks}
+    assert crossing == {f"{domain}.loopback": [(domain, domain)] for domain in domains}
+
+
 def two_by_two(tmp_path: Path, policy: str) -> Path:
     return write_platform(tmp_path, f"""\
         name: p

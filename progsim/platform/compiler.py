@@ -6,9 +6,13 @@ Layout of the XML (one top zone routed with Dijkstra over zones, each zone with 
     memory is a transfer to the memory that holds its data, started by the engine: a computation's stream (capped at
     `node.core_memory_bandwidth`, the domain's progsim:core-memory-bandwidth), a copy, the DMA of a NIC transfer at
     each end (from the NIC's domain, progsim:nic-domain). From the domain itself it crosses the bus alone, from
-    another domain of the node the inter-domain ports first. Messages, between two ranks of the domain or leaving
-    it, cross `n<i>.d<j>.memory` instead: the memory's latency and bandwidth with no sharing (FATPIPE), since the
-    engine puts their load on the bus as copies and DMA flows;
+    another domain of the node the inter-domain ports first. Messages cross, between two ranks of the domain,
+    `n<i>.d<j>.loopback` and, leaving it, `n<i>.d<j>.memory` instead: the memory's latency and bandwidth with no
+    sharing (FATPIPE), since the engine puts their load on the bus as copies and DMA flows. Two links, because
+    SimGrid gives each flow on a FATPIPE link its bandwidth times the smallest sharing penalty there over the flow's
+    own (the penalty is the route's latency): on one link, messages inside the domain would slow those leaving it.
+    Only the domain's route to itself crosses its loopback (property progsim:loopback), so the engine may take a
+    message there as the date its route gives it (progsim/loopback-transfers);
   - a zone per NIC `n<i>.nic<k>`, joined to its NUMA domain by the NIC's own link (bandwidth, latency) and to
     its switch by a cable of the interconnect;
   - NUMA domains of a node joined through a fabric router, each by a port link (half the inter-socket latency);
@@ -121,7 +125,11 @@ def platform_xml(platform: Platform, used_nodes: list[int] | None = None) -> str
                      latency=_lat(node.memory.latency))
             xml.leaf("link", id=f"{domain}.memory", bandwidth=_bw(node.memory.bandwidth),
                      latency=_lat(node.memory.latency), sharing_policy="FATPIPE")
-            _route(xml, domain, domain, [f"{domain}.memory"], zone=False)
+            xml.open("link", id=f"{domain}.loopback", bandwidth=_bw(node.memory.bandwidth),
+                     latency=_lat(node.memory.latency), sharing_policy="FATPIPE")
+            xml.leaf("prop", id="progsim:loopback", value="yes")
+            xml.close("link")
+            _route(xml, domain, domain, [f"{domain}.loopback"], zone=False)
             _route(xml, domain, f"{domain}.mem", [f"{domain}.membus"], zone=False)
             _route(xml, f"{domain}.gw", f"{domain}.mem", [f"{domain}.membus"], zone=False)
             _route(xml, domain, f"{domain}.gw", [f"{domain}.memory"], zone=False)

@@ -182,12 +182,13 @@ void Endpoint::send_message(int destination, Message* message, int64_t bytes)
   StepRunner& runner = world_.progress().runner(receiver, step, rank_);
   Followed followed{nullptr, {}, step, work, &runner, [&receiver, message]() { receiver.handle(message); }, message};
   double arrival = message->kind == Message::Kind::Eager ? -1 : world_.control_arrival(rank_, destination);
-  if (arrival >= 0) { // a control message: an arrival date, no transfer (ControlDelay says why)
+  if (arrival >= 0) { // a control message: an arrival date, no transfer (RouteDelay says why)
     bytes_sent_      += bytes;
     followed.arrives = arrival;
   } else {
     Transfer carrier = transfer(rank_, destination, bytes, message->kind == Message::Kind::Eager);
     followed.activity = carrier.wire;
+    followed.arrives  = carrier.arrives;
     followed.after    = std::move(carrier.memory);
   }
   describe(followed, about);
@@ -218,6 +219,7 @@ void Endpoint::follow_by(StepRunner& runner, const Transfer& transfer, Step step
 {
   Followed followed{transfer.wire, transfer.memory, step, StepWork{world_.progress().costs().step_overhead, 0},
                     &runner, std::move(on_done)};
+  followed.arrives = transfer.arrives;
   describe(followed, message);
   add_followed(std::move(followed));
 }
@@ -424,7 +426,10 @@ void Endpoint::on_matched(const RequestPtr& receive, const Envelope& envelope)
 Transfer Endpoint::transfer(int from, int to, int64_t bytes, bool data)
 {
   world_.endpoint(from).bytes_sent_ += bytes;
-  Transfer transfer{transfer_starts::sendto(world_.host_of(from), world_.host_of(to), bytes), {}};
+  Transfer transfer;
+  transfer.arrives = world_.loopback_arrival(from, to, bytes);
+  if (transfer.arrives < 0)
+    transfer.wire = transfer_starts::sendto(world_.host_of(from), world_.host_of(to), bytes);
   if (data && not world_.same_node(from, to)) // the NIC reads the data at one end and writes it at the other
     for (int end : {from, to}) // a cached message's DMA reaches memory later, as a write-back nobody waits for
       for (auto const& flow : world_.memory().dma(end, bytes, world_.memory().cached(bytes)).transfers)

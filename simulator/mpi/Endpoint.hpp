@@ -38,8 +38,9 @@ struct Message {
 /** A transfer between two ranks: the data on the wire and, between nodes, the DMA flows on the memory buses at
  * both ends (World::dma). A step that follows it runs once all of them have ended. */
 struct Transfer {
-  simgrid::s4u::CommPtr wire;
+  simgrid::s4u::CommPtr wire;                    // none: a route no other flow can slow, see arrives
   std::vector<simgrid::s4u::ActivityPtr> memory;
+  double arrives = -1;                           // without wire: when the data arrives (World::loopback_arrival)
 };
 
 /** The rank itself as a step runner: it runs steps only inside its MPI calls, on its own core. */
@@ -155,7 +156,7 @@ private:
     double origin_time = -1;
     std::string origin_actor{};
     double arrival_time = -1; // when its last flow ended
-    double arrives      = -1; // a control message without activity: when it arrives (a date, World::control_arrival)
+    double arrives      = -1; // without activity: when it arrives (World::control_arrival, World::loopback_arrival)
 
     bool arrived() const
     {

@@ -67,13 +67,22 @@ World::World(Parameters parameters, trace::TraceSource traces, Placement placeme
 
 double World::control_arrival(int from, int to) const
 {
-  return control_delay_ ? control_delay_->arrival(host_of(from), host_of(to), sg4::Engine::get_clock()) : -1;
+  if (not route_delay_ || parameters_.control_transfers)
+    return -1;
+  return route_delay_->arrival(host_of(from), host_of(to), sg4::Engine::get_clock(), parameters_.control_bytes);
+}
+
+double World::loopback_arrival(int from, int to, int64_t bytes) const
+{
+  if (not route_delay_ || parameters_.loopback_transfers)
+    return -1;
+  return route_delay_->loopback_arrival(host_of(from), host_of(to), sg4::Engine::get_clock(), bytes);
 }
 
 void World::start()
 {
-  if (ControlDelay delay(parameters_.control_bytes); not parameters_.control_transfers && delay.applies())
-    control_delay_ = delay;
+  if (RouteDelay delay; delay.applies())
+    route_delay_ = delay;
   memory_.start(placement_.hosts);
   for (int rank = 0; rank < size(); rank++) {
     sg4::Actor::create("rank-" + std::to_string(rank), host_of(rank), Rank(*this, rank));

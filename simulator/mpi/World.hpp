@@ -3,7 +3,7 @@
 
 #include "Parameters.hpp"
 #include "mpi/BusPolicy.hpp"
-#include "mpi/ControlDelay.hpp"
+#include "mpi/RouteDelay.hpp"
 #include "mpi/MemorySystem.hpp"
 #include "mpi/Endpoint.hpp"
 #include "mpi/HostCores.hpp"
@@ -162,8 +162,11 @@ public:
    * after: where that stream alone ends it no earlier (see the definition), nothing more is needed. */
   void compute(simgrid::s4u::Host* host, double flops, const BusTraffic& stream = {});
   /** When a control message sent now from `from` to `to` arrives, where it need not be a transfer
-   * (progsim/control-transfers: no, see ControlDelay); -1: send it as a transfer. */
+   * (progsim/control-transfers: no, see RouteDelay); -1: send it as a transfer. */
   double control_arrival(int from, int to) const;
+  /** When `bytes` sent now from `from` to `to` arrive, where their route is loopback links only and they need not
+   * be a transfer (progsim/loopback-transfers: no, see RouteDelay); -1: send them as a transfer. */
+  double loopback_arrival(int from, int to, int64_t bytes) const;
   /** How `host`'s cores are shared, for CPU work and loads on a host whose cores its users may outnumber. */
   HostCores& cores_of(const simgrid::s4u::Host* host);
   /** How an actor that holds no resource lets time pass (a core of its own, a NIC, a tick to wait for). */
@@ -268,7 +271,7 @@ private:
   TimedPause pause_;
   std::unordered_map<const simgrid::s4u::Host*, std::unique_ptr<HostCores>> cores_;
   TransferWatch transfers_;
-  std::optional<ControlDelay> control_delay_; // none: control messages are transfers
+  std::optional<RouteDelay> route_delay_; // none: every message is a transfer
   std::map<int, Endpoint*> polling_;
   struct CollectiveCall {
     trace::Action action; // as the first rank to reach it called it

@@ -1,4 +1,4 @@
-#include "mpi/ControlDelay.hpp"
+#include "mpi/RouteDelay.hpp"
 
 #include <boost/algorithm/string.hpp>
 #include <simgrid/s4u/Link.hpp>
@@ -24,11 +24,26 @@ double finite_number(const std::string& text, double least)
     throw std::invalid_argument(text);
   return value;
 }
+
+/** The link policies whose sharing is linear, as max-min computes it. */
+bool followed(const sg4::Link* link)
+{
+  auto policy = link->get_sharing_policy();
+  return policy == sg4::Link::SharingPolicy::SHARED || policy == sg4::Link::SharingPolicy::FATPIPE ||
+         policy == sg4::Link::SharingPolicy::SPLITDUPLEX;
+}
+
+/** A FATPIPE link that only a host's route to itself crosses (the platform compiler marks it). */
+bool loopback(const sg4::Link* link)
+{
+  return link->get_sharing_policy() == sg4::Link::SharingPolicy::FATPIPE &&
+         link->get_property("progsim:loopback") != nullptr;
+}
 } // namespace
 
-double ControlDelay::piecewise_factor(const std::string& text, double size)
+RouteDelay::Factor RouteDelay::Factor::parse(const std::string& text)
 {
-  std::vector<std::pair<double, double>> steps; // (threshold, factor), sorted as SimGrid's parse_factor sorts them
+  Factor factor;
   std::vector<std::string> chunks;
   boost::split(chunks, text, boost::is_any_of(";"), boost::token_compress_on);
   for (auto const& chunk : chunks) {
@@ -39,13 +54,22 @@ double ControlDelay::piecewise_factor(const std::string& text, double size)
     try {
       if (parts.size() < 2)
         throw std::invalid_argument(chunk);
-      steps.emplace_back(finite_number(parts[0], 0), finite_number(parts[1], std::numeric_limits<double>::min()));
+      factor.steps.emplace_back(finite_number(parts[0], 0),
+                                finite_number(parts[1], std::numeric_limits<double>::min()));
     } catch (const std::exception&) {
       throw std::invalid_argument("'" + chunk + "' in '" + text +
                                   "' is not size:factor (a size in bytes, a positive factor)");
     }
   }
-  std::stable_sort(steps.begin(), steps.end(), [](auto const& a, auto const& b) { return a.first < b.first; });
+  std::stable_sort(factor.steps.begin(), factor.steps.end(),
+                   [](auto const& a, auto const& b) { return a.first < b.first; });
+  return factor;
+}
+
+double RouteDelay::Factor::at(double size) const
+{
+  if (steps.empty())
+    return value;
   double current = 1.0;
   for (auto const& [threshold, factor] : steps) {
     if (size <= threshold)
@@ -55,16 +79,20 @@ double ControlDelay::piecewise_factor(const std::string& text, double size)
   return current;
 }
 
-ControlDelay::ControlDelay(int64_t bytes) : bytes_(bytes)
+double RouteDelay::piecewise_factor(const std::string& text, double size)
 {
-  auto model   = simgrid::config::get_value<std::string>("network/model");
-  auto size    = static_cast<double>(bytes);
-  tcp_gamma_   = simgrid::config::get_value<double>("network/TCP-gamma");
+  return Factor::parse(text).at(size);
+}
+
+RouteDelay::RouteDelay()
+{
+  auto model    = simgrid::config::get_value<std::string>("network/model");
+  tcp_gamma_    = simgrid::config::get_value<double>("network/TCP-gamma");
   crosstraffic_ = simgrid::config::get_value<bool>("network/crosstraffic");
   if (model == "SMPI") {
-    auto factor = [size](const char* key) {
+    auto factor = [](const char* key) {
       try {
-        return piecewise_factor(simgrid::config::get_value<std::string>(key), size);
+        return Factor::parse(simgrid::config::get_value<std::string>(key));
       } catch (const std::invalid_argument& error) {
         throw std::invalid_argument(std::string(key) + ": " + error.what());
       }
@@ -73,13 +101,33 @@ ControlDelay::ControlDelay(int64_t bytes) : bytes_(bytes)
     bandwidth_factor_ = factor("smpi/bw-factor");
     applies_          = true;
   } else if (model == "CM02" || model == "LV08") {
-    latency_factor_   = simgrid::config::get_value<double>("network/latency-factor");
-    bandwidth_factor_ = simgrid::config::get_value<double>("network/bandwidth-factor");
-    applies_          = true;
+    latency_factor_.value   = simgrid::config::get_value<double>("network/latency-factor");
+    bandwidth_factor_.value = simgrid::config::get_value<double>("network/bandwidth-factor");
+    applies_                = true;
   }
 }
 
-double ControlDelay::arrival(const sg4::Host* from, const sg4::Host* to, double now) const
+double RouteDelay::arrival(const sg4::Host* from, const sg4::Host* to, double now, int64_t bytes) const
+{
+  return arrival_over(idle_route(from, to), now, bytes);
+}
+
+double RouteDelay::loopback_arrival(const sg4::Host* from, const sg4::Host* to, double now, int64_t bytes) const
+{
+  auto const& route = idle_route(from, to);
+  return route.loopback ? arrival_over(route, now, bytes) : -1;
+}
+
+double RouteDelay::arrival_over(const IdleRoute& route, double now, int64_t bytes) const
+{
+  if (route.latency < 0)
+    return -1;
+  auto size       = static_cast<double>(bytes);
+  double transfer = bytes > 0 && route.rate > 0 ? size / (route.rate * bandwidth_factor_.at(size)) : 0.0;
+  return (now + route.latency * latency_factor_.at(size)) + transfer;
+}
+
+const RouteDelay::IdleRoute& RouteDelay::idle_route(const sg4::Host* from, const sg4::Host* to) const
 {
   auto [it, fresh] = routes_.try_emplace({from, to});
   if (fresh) {
@@ -87,13 +135,12 @@ double ControlDelay::arrival(const sg4::Host* from, const sg4::Host* to, double 
       routes_.clear();
       it = routes_.try_emplace({from, to}).first;
     }
-    it->second = idle_route(from, to);
+    it->second = read_route(from, to);
   }
-  auto const& route = it->second;
-  return route.latency < 0 ? -1 : (now + route.latency) + route.transfer;
+  return it->second;
 }
 
-ControlDelay::IdleRoute ControlDelay::idle_route(const sg4::Host* from, const sg4::Host* to) const
+RouteDelay::IdleRoute RouteDelay::read_route(const sg4::Host* from, const sg4::Host* to) const
 {
   std::vector<sg4::Link*> route;
   std::vector<sg4::Link*> back_route;
@@ -101,14 +148,9 @@ ControlDelay::IdleRoute ControlDelay::idle_route(const sg4::Host* from, const sg
   from->route_to(to, route, &latency);
   if (crosstraffic_)
     to->route_to(from, back_route, nullptr);
-  auto followed = [](const sg4::Link* link) { // the policies whose sharing is linear, as max-min computes it
-    auto policy = link->get_sharing_policy();
-    return policy == sg4::Link::SharingPolicy::SHARED || policy == sg4::Link::SharingPolicy::FATPIPE ||
-           policy == sg4::Link::SharingPolicy::SPLITDUPLEX;
-  };
   if (not std::all_of(route.begin(), route.end(), followed) ||
       not std::all_of(back_route.begin(), back_route.end(), followed))
-    return IdleRoute{-1, 0};
+    return IdleRoute{-1, 0, false};
   // The flow's weight on each link it crosses: shared links add up its crossings, fat pipes take the largest.
   std::unordered_map<const sg4::Link*, double> weight;
   auto load = [&weight](const sg4::Link* link, double amount) {
@@ -128,8 +170,9 @@ ControlDelay::IdleRoute ControlDelay::idle_route(const sg4::Host* from, const sg
     rate = rate < 0 ? tcp_gamma_ / (2.0 * latency) : std::min(rate, tcp_gamma_ / (2.0 * latency));
   for (auto const& [link, w] : weight)
     rate = rate < 0 ? link->get_bandwidth() / w : std::min(rate, link->get_bandwidth() / w);
-  double transfer = bytes_ > 0 && rate > 0 ? static_cast<double>(bytes_) / (rate * bandwidth_factor_) : 0.0;
-  return IdleRoute{latency * latency_factor_, transfer};
+  bool only_loopbacks = not route.empty() && std::all_of(route.begin(), route.end(), loopback) &&
+                        std::all_of(back_route.begin(), back_route.end(), loopback);
+  return IdleRoute{latency, rate, only_loopbacks};
 }
 
 } // namespace progsim::mpi
