@@ -45,12 +45,12 @@ NETWORKS = {
 PRECISION = 3 * 1e-9
 
 
-def same_times(a: dict, b: dict) -> None:
-    assert a["simulated_time"] == pytest.approx(b["simulated_time"], rel=0, abs=PRECISION)
+def same_times(a: dict, b: dict, precision: float = PRECISION) -> None:
+    assert a["simulated_time"] == pytest.approx(b["simulated_time"], rel=0, abs=precision)
     for x, y in zip(a["ranks"], b["ranks"]):
         for key, value in x.items():
             if isinstance(value, float):
-                assert value == pytest.approx(y[key], rel=0, abs=PRECISION), (x["rank"], key)
+                assert value == pytest.approx(y[key], rel=0, abs=precision), (x["rank"], key)
 
 
 # 100 kB control messages make the bytes' time dominate (10 us): the cross-traffic's 5 % on a link crossed both ways,

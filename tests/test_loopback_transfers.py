@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from analytic_platform import replay
-from test_control_messages import NETWORKS
+from test_control_messages import NETWORKS, same_times
 
 # The receiver waits before the sender sends: each message's arrival is on the path to the end.
 EAGER = [
@@ -32,13 +32,6 @@ RENDEZVOUS = [
 PRECISION = 4 * 1e-9
 
 
-def same_times(a: dict, b: dict) -> None:
-    assert a["simulated_time"] == pytest.approx(b["simulated_time"], rel=0, abs=PRECISION)
-    for x, y in zip(a["ranks"], b["ranks"]):
-        for key, value in x.items():
-            if isinstance(value, float):
-                assert value == pytest.approx(y[key], rel=0, abs=PRECISION), (x["rank"], key)
-
 
 @pytest.mark.parametrize("network", list(NETWORKS))
 @pytest.mark.parametrize("progress", ["none", "dedicated-core", "ideal"])  # the rank, an agent, SMPI's protocol
@@ -51,5 +44,5 @@ def test_a_message_inside_a_domain_takes_what_its_transfer_takes(tmp_path: Path,
             runs[transfers] = replay(folder, ranks, progress, ranks_per_node=2, rendezvous=rendezvous,
                                      memory_bandwidth=2e10, memory_latency=1e-7,
                                      settings=(*NETWORKS[network], f"progsim/loopback-transfers:{transfers}"))
-        same_times(runs["no"], runs["yes"])
+        same_times(runs["no"], runs["yes"], PRECISION)
         assert runs["no"]["simulated_time"] > 0
