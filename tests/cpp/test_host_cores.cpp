@@ -6,7 +6,6 @@
  */
 #include "mpi/HostCores.hpp"
 #include "ChildEngine.hpp"
-#include "TempDir.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -15,11 +14,8 @@
 
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cmath>
-#include <cstdio>
+#include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -56,16 +52,12 @@ constexpr const char* kPlatform = R"(<?xml version='1.0'?>
  * both (within `tolerance` s), and prints the ones that did not. */
 int same_ends(const std::vector<CpuUser>& users, double tolerance = 1e-9)
 {
-  const progsim::testing::TempDir dir; // the parent's: removed once the child is done
-  const std::string platform = dir.write("platform.xml", kPlatform);
-  pid_t child = fork();
-  if (child == 0) {
-    auto engine = progsim::testing::child_engine({"--cfg=surf/precision:1e-9", "--log=root.thres:critical"});
-    engine->load_platform(platform);
+  std::vector<double> simgrid_end(users.size(), -1), progsim_end(users.size(), -1);
+  std::optional<progsim::mpi::HostCores> cores; // made in the child, once its platform is
+  auto setup = [&](progsim::testing::Failures&) {
     sg4::Host* reference = sg4::Host::by_name("simgrid");
     sg4::Host* ours      = sg4::Host::by_name("progsim");
-    progsim::mpi::HostCores cores(ours);
-    std::vector<double> simgrid_end(users.size(), -1), progsim_end(users.size(), -1);
+    cores.emplace(ours);
     for (size_t i = 0; i < users.size(); i++) {
       const CpuUser user = users[i];
       sg4::Actor::create("simgrid-" + std::to_string(i), reference, [user, i, &simgrid_end]() {
@@ -85,28 +77,23 @@ int same_ends(const std::vector<CpuUser>& users, double tolerance = 1e-9)
       sg4::Actor::create("progsim-" + std::to_string(i), ours, [user, i, &progsim_end, &cores]() {
         sg4::this_actor::sleep_until(user.start);
         if (user.flops > 0) {
-          cores.run(user.flops);
+          cores->run(user.flops);
           progsim_end[i] = sg4::Engine::get_clock();
           return;
         }
-        uint64_t load = cores.start_load(user.bound, user.priority);
+        uint64_t load = cores->start_load(user.bound, user.priority);
         sg4::this_actor::sleep_until(user.stop);
-        cores.stop_load(load);
+        cores->stop_load(load);
       });
     }
-    engine->run();
-    bool same = true;
+  };
+  auto check = [&](progsim::testing::Failures& failures) {
     for (size_t i = 0; i < users.size(); i++)
-      if (users[i].flops > 0 && not(std::fabs(simgrid_end[i] - progsim_end[i]) <= tolerance)) {
-        std::printf("execution %zu: SimGrid ends it at %.12g s, HostCores at %.12g s\n", i, simgrid_end[i],
-                    progsim_end[i]);
-        same = false;
-      }
-    _exit(same ? 0 : 1);
-  }
-  int status = 0;
-  waitpid(child, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+      if (users[i].flops > 0)
+        progsim::testing::expect_near(failures, "execution " + std::to_string(i) + " under HostCores (SimGrid's end)",
+                                      progsim_end[i], simgrid_end[i], tolerance);
+  };
+  return progsim::testing::simulate_in_child(kPlatform, {"--cfg=surf/precision:1e-9"}, setup, check);
 }
 
 } // namespace

@@ -8,7 +8,6 @@
 #include "mpi/TransferStarts.hpp"
 #include "mpi/TransferWatch.hpp"
 #include "ChildEngine.hpp"
-#include "TempDir.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -16,12 +15,8 @@
 
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cmath>
-#include <cstdio>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -91,43 +86,25 @@ constexpr const char* kPlatform = R"(<?xml version='1.0'?>
 const std::vector<std::string> kCm02 = {"--cfg=network/model:CM02", "--cfg=network/crosstraffic:0",
                                         "--cfg=network/TCP-gamma:1e15"};
 
-/** Runs `scenario` with SimGrid's `options` on kPlatform in a child process; its failures, printed there, make the
- * exit status non-zero. */
-int run(const std::vector<std::string>& options,
-        const std::function<void(progsim::mpi::TransferWatch&, std::vector<std::string>&)>& scenario)
-{
-  const progsim::testing::TempDir dir;
-  const std::string platform = dir.write("platform.xml", kPlatform);
-  pid_t child = fork();
-  if (child == 0) {
-    auto all = options;
-    all.emplace_back("--log=root.thres:critical");
-    auto engine = progsim::testing::child_engine(all);
-    engine->load_platform(platform);
-    progsim::mpi::TransferWatch watch;
-    std::vector<std::string> failures;
-    scenario(watch, failures);
-    engine->run();
-    for (auto const& failure : failures)
-      std::printf("%s\n", failure.c_str());
-    std::fflush(stdout); // _exit does not
-    _exit(failures.empty() ? 0 : 1);
-  }
-  int status = 0;
-  waitpid(child, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
+using progsim::testing::expect_near;
+using progsim::testing::Failures;
 
-void expect_near(std::vector<std::string>& failures, const std::string& what, double got, double expected)
+/** Runs `scenario` (it creates actors; a TransferWatch is there for them) on kPlatform under SimGrid's `options`
+ * in a child process: 0 when it saw nothing wrong. */
+int run(const std::vector<std::string>& options,
+        const std::function<void(progsim::mpi::TransferWatch&, Failures&)>& scenario)
 {
-  if (not(std::fabs(got - expected) <= 1e-9)) // SimGrid ends a transfer within surf/precision (1 ns) of its date
-    failures.push_back(what + ": " + std::to_string(got) + " s, expected " + std::to_string(expected));
+  std::optional<progsim::mpi::TransferWatch> watch; // made in the child, once its engine is
+  return progsim::testing::simulate_in_child(kPlatform, options, [&](Failures& failures) {
+    watch.emplace();
+    scenario(*watch, failures);
+  });
 }
 
 /** A transfer of `bytes` over a's loopback ends when RouteDelay said it would, under SimGrid's `options`. */
 int loopback_transfer_ends_at_its_date(const std::vector<std::string>& options, double bytes)
 {
-  return run(options, [bytes](progsim::mpi::TransferWatch& watch, std::vector<std::string>& failures) {
+  return run(options, [bytes](progsim::mpi::TransferWatch& watch, Failures& failures) {
     sg4::Actor::create("sender", sg4::Host::by_name("a"), [&watch, &failures, bytes]() {
       RouteDelay delay;
       sg4::this_actor::sleep_until(kStart);
@@ -146,7 +123,7 @@ TEST(RouteDelay, ALoopbackTransferEndsAtTheDateItsRouteGives)
 {
   // CM02 without factors: L + S / B.
   EXPECT_EQ(run(kCm02,
-                [](progsim::mpi::TransferWatch&, std::vector<std::string>& failures) {
+                [](progsim::mpi::TransferWatch&, Failures& failures) {
                   sg4::Actor::create("asker", sg4::Host::by_name("a"), [&failures]() {
                     auto* a = sg4::Host::by_name("a");
                     expect_near(failures, "CM02's date", RouteDelay().loopback_arrival(a, a, kStart, 1e7),
@@ -170,7 +147,7 @@ TEST(RouteDelay, ALoopbackTransferEndsAtTheDateItsRouteGives)
 TEST(RouteDelay, OnlyRoutesOfLoopbacksHaveADate)
 {
   EXPECT_EQ(run(kCm02,
-                [](progsim::mpi::TransferWatch&, std::vector<std::string>& failures) {
+                [](progsim::mpi::TransferWatch&, Failures& failures) {
                   sg4::Actor::create("asker", sg4::Host::by_name("a"), [&failures]() {
                     RouteDelay delay;
                     auto* a = sg4::Host::by_name("a");
@@ -193,7 +170,7 @@ TEST(RouteDelay, OnlyRoutesOfLoopbacksHaveADate)
 TEST(RouteDelay, AFatPipeSlowsTheFlowsOfLongerRoutes)
 {
   EXPECT_EQ(run(kCm02,
-                [](progsim::mpi::TransferWatch& watch, std::vector<std::string>& failures) {
+                [](progsim::mpi::TransferWatch& watch, Failures& failures) {
                   for (const char* destination : {"b", "c"})
                     sg4::Actor::create(std::string("to-") + destination, sg4::Host::by_name("b"),
                                        [&watch, &failures, destination]() {

@@ -20,9 +20,6 @@
 
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cmath>
 #include <filesystem>
 #include <functional>
@@ -76,12 +73,7 @@ int in_child_process(const std::function<bool(const fs::path&)>& simulation)
 {
   const progsim::testing::TempDir dir; // the parent's: removed once the child is done
   write_inputs(dir);
-  pid_t child = fork();
-  if (child == 0)
-    _exit(simulation(dir.path()) ? 0 : 1);
-  int status = 0;
-  waitpid(child, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  return progsim::testing::in_child([&]() { return simulation(dir.path()) ? 0 : 1; });
 }
 
 /** Runs the message under `progress` in a child process; the child exits 0 when both end times match. */

@@ -9,7 +9,6 @@
 #include "mpi/TransferStarts.hpp"
 #include "mpi/TransferWatch.hpp"
 #include "ChildEngine.hpp"
-#include "TempDir.hpp"
 
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Actor.hpp>
@@ -18,12 +17,8 @@
 
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cmath>
-#include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,60 +43,37 @@ constexpr const char* kPlatform = R"(<?xml version='1.0'?>
 </platform>
 )";
 
-/** What a scenario saw, checked by the child. */
-struct Seen {
-  std::vector<std::string> failures;
-  void expect_near(const char* what, double got, double expected)
-  {
-    if (not(std::fabs(got - expected) <= 1e-9))
-      failures.push_back(std::string(what) + ": " + std::to_string(got) + " s, expected " + std::to_string(expected));
-  }
-  void expect(const char* what, bool holds)
-  {
-    if (not holds)
-      failures.emplace_back(what);
-  }
-};
+using progsim::testing::expect;
+using progsim::testing::expect_near;
+using progsim::testing::Failures;
 
 /** Runs `scenario` (which creates actors on hosts a and b) in a child process; 0 when it saw nothing wrong. */
-int run(const std::function<void(progsim::mpi::TransferWatch&, Seen&)>& scenario)
+int run(const std::function<void(progsim::mpi::TransferWatch&, Failures&)>& scenario)
 {
-  const progsim::testing::TempDir dir;
-  const std::string platform = dir.write("platform.xml", kPlatform);
-  pid_t child = fork();
-  if (child == 0) {
-    auto engine = progsim::testing::child_engine({"--cfg=network/model:CM02", "--cfg=network/TCP-gamma:1e15",
-                                                  "--cfg=network/crosstraffic:0", "--log=root.thres:critical"});
-    engine->load_platform(platform);
-    progsim::mpi::TransferWatch watch;
-    Seen seen;
-    scenario(watch, seen);
-    engine->run();
-    for (auto const& failure : seen.failures)
-      std::printf("%s\n", failure.c_str());
-    std::fflush(stdout); // _exit does not
-    _exit(seen.failures.empty() ? 0 : 1);
-  }
-  int status = 0;
-  waitpid(child, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  std::optional<progsim::mpi::TransferWatch> watch; // made in the child, once its engine is
+  return progsim::testing::simulate_in_child(
+      kPlatform, {"--cfg=network/model:CM02", "--cfg=network/TCP-gamma:1e15", "--cfg=network/crosstraffic:0"},
+      [&](Failures& failures) {
+        watch.emplace();
+        scenario(*watch, failures);
+      });
 }
 
 } // namespace
 
 TEST(TransferStarts, StartsAtTheDateAskedOnceTheActorYieldsAndEndsAsTheNetworkModelSays)
 {
-  EXPECT_EQ(run([](progsim::mpi::TransferWatch& watch, Seen& seen) {
-              sg4::Actor::create("asker", sg4::Host::by_name("a"), [&watch, &seen]() {
+  EXPECT_EQ(run([](progsim::mpi::TransferWatch& watch, Failures& failures) {
+              sg4::Actor::create("asker", sg4::Host::by_name("a"), [&watch, &failures]() {
                 sg4::this_actor::sleep_until(kAsked);
                 auto transfer =
                     progsim::mpi::transfer_starts::sendto(sg4::Host::by_name("a"), sg4::Host::by_name("b"), kBytes);
-                seen.expect("the asking actor goes on with the transfer not started yet",
+                expect(failures, "the asking actor goes on with the transfer not started yet",
                             transfer->get_state() == sg4::Activity::State::STARTING);
-                seen.expect_near("the asking actor's clock", sg4::Engine::get_clock(), kAsked);
+                expect_near(failures, "the asking actor's clock", sg4::Engine::get_clock(), kAsked);
                 watch.park_until_ended(transfer);
-                seen.expect_near("the transfer's start", transfer->get_start_time(), kAsked);
-                seen.expect_near("the end of its wait", sg4::Engine::get_clock(), kAsked + kLatency + kBytes / kBandwidth);
+                expect_near(failures, "the transfer's start", transfer->get_start_time(), kAsked);
+                expect_near(failures, "the end of its wait", sg4::Engine::get_clock(), kAsked + kLatency + kBytes / kBandwidth);
               });
             }),
             0);
@@ -110,13 +82,13 @@ TEST(TransferStarts, StartsAtTheDateAskedOnceTheActorYieldsAndEndsAsTheNetworkMo
 TEST(TransferStarts, KeepsTheRateBound)
 {
   constexpr double rate = kBandwidth / 4;
-  EXPECT_EQ(run([](progsim::mpi::TransferWatch& watch, Seen& seen) {
-              sg4::Actor::create("asker", sg4::Host::by_name("a"), [&watch, &seen]() {
+  EXPECT_EQ(run([](progsim::mpi::TransferWatch& watch, Failures& failures) {
+              sg4::Actor::create("asker", sg4::Host::by_name("a"), [&watch, &failures]() {
                 sg4::this_actor::sleep_until(kAsked);
                 auto transfer = progsim::mpi::transfer_starts::sendto(sg4::Host::by_name("a"), sg4::Host::by_name("b"),
                                                                       kBytes, rate);
                 watch.park_until_ended(transfer);
-                seen.expect_near("the end of a paced transfer", sg4::Engine::get_clock(), kAsked + kLatency + kBytes / rate);
+                expect_near(failures, "the end of a paced transfer", sg4::Engine::get_clock(), kAsked + kLatency + kBytes / rate);
               });
             }),
             0);
@@ -124,14 +96,14 @@ TEST(TransferStarts, KeepsTheRateBound)
 
 TEST(TransferStarts, TransfersAskedTogetherShareTheLink)
 {
-  EXPECT_EQ(run([](progsim::mpi::TransferWatch& watch, Seen& seen) {
+  EXPECT_EQ(run([](progsim::mpi::TransferWatch& watch, Failures& failures) {
               for (int i = 0; i < 2; i++)
-                sg4::Actor::create("asker-" + std::to_string(i), sg4::Host::by_name("a"), [&watch, &seen]() {
+                sg4::Actor::create("asker-" + std::to_string(i), sg4::Host::by_name("a"), [&watch, &failures]() {
                   sg4::this_actor::sleep_until(kAsked);
                   auto transfer = progsim::mpi::transfer_starts::sendto(sg4::Host::by_name("a"),
                                                                         sg4::Host::by_name("b"), kBytes);
                   watch.park_until_ended(transfer);
-                  seen.expect_near("the end of each of two flows on one link", sg4::Engine::get_clock(),
+                  expect_near(failures, "the end of each of two flows on one link", sg4::Engine::get_clock(),
                                    kAsked + kLatency + 2 * kBytes / kBandwidth);
                 });
             }),
@@ -140,11 +112,11 @@ TEST(TransferStarts, TransfersAskedTogetherShareTheLink)
 
 TEST(TransferStarts, FromTheKernelATransferStartsAtOnce)
 {
-  EXPECT_EQ(run([](progsim::mpi::TransferWatch&, Seen& seen) {
-              simgrid::kernel::timer::Timer::set(kAsked, [&seen]() {
+  EXPECT_EQ(run([](progsim::mpi::TransferWatch&, Failures& failures) {
+              simgrid::kernel::timer::Timer::set(kAsked, [&failures]() {
                 auto transfer =
                     progsim::mpi::transfer_starts::sendto(sg4::Host::by_name("a"), sg4::Host::by_name("b"), kBytes);
-                seen.expect("a transfer asked for in the maestro is started",
+                expect(failures, "a transfer asked for in the maestro is started",
                             transfer->get_state() == sg4::Activity::State::STARTED);
               });
             }),
@@ -153,13 +125,13 @@ TEST(TransferStarts, FromTheKernelATransferStartsAtOnce)
 
 TEST(TransferStarts, AWaitForAnEndedTransferReturnsAtOnce)
 {
-  EXPECT_EQ(run([](progsim::mpi::TransferWatch& watch, Seen& seen) {
-              sg4::Actor::create("asker", sg4::Host::by_name("a"), [&watch, &seen]() {
+  EXPECT_EQ(run([](progsim::mpi::TransferWatch& watch, Failures& failures) {
+              sg4::Actor::create("asker", sg4::Host::by_name("a"), [&watch, &failures]() {
                 auto transfer =
                     progsim::mpi::transfer_starts::sendto(sg4::Host::by_name("a"), sg4::Host::by_name("b"), kBytes);
                 sg4::this_actor::sleep_until(kAsked);
                 watch.park_until_ended(transfer);
-                seen.expect_near("a wait that begins after the end", sg4::Engine::get_clock(), kAsked);
+                expect_near(failures, "a wait that begins after the end", sg4::Engine::get_clock(), kAsked);
               });
             }),
             0);
@@ -168,14 +140,14 @@ TEST(TransferStarts, AWaitForAnEndedTransferReturnsAtOnce)
 TEST(TransferStarts, AStartAtALaterDateWaitsForIt)
 {
   constexpr double later = kAsked + 0.5;
-  EXPECT_EQ(run([](progsim::mpi::TransferWatch& watch, Seen& seen) {
-              sg4::Actor::create("asker", sg4::Host::by_name("a"), [&watch, &seen]() {
+  EXPECT_EQ(run([](progsim::mpi::TransferWatch& watch, Failures& failures) {
+              sg4::Actor::create("asker", sg4::Host::by_name("a"), [&watch, &failures]() {
                 sg4::this_actor::sleep_until(kAsked);
                 auto transfer = progsim::mpi::transfer_starts::sendto(sg4::Host::by_name("a"), sg4::Host::by_name("b"),
                                                                       kBytes, 0, later);
                 watch.park_until_ended(transfer);
-                seen.expect_near("the transfer's start", transfer->get_start_time(), later);
-                seen.expect_near("the end of its wait", sg4::Engine::get_clock(), later + kLatency + kBytes / kBandwidth);
+                expect_near(failures, "the transfer's start", transfer->get_start_time(), later);
+                expect_near(failures, "the end of its wait", sg4::Engine::get_clock(), later + kLatency + kBytes / kBandwidth);
               });
             }),
             0);
