@@ -12,6 +12,7 @@ public:
   explicit NoProgress(const Parameters& p) : ProgressModel(CallCosts::of(p)) {}
   std::string_view name() const override { return "none"; }
   mpi::StepRunner& runner(mpi::Endpoint& endpoint, mpi::Step, int) override { return endpoint.own_runner(); }
+  bool rank_runs_alone(const mpi::Endpoint&) const override { return true; }
 };
 } // namespace
 

@@ -82,6 +82,12 @@ public:
     return endpoint.own_runner();
   }
 
+  // A rank whose NIC offloads nothing runs every step itself, as under `none`.
+  bool rank_runs_alone(const mpi::Endpoint& endpoint) const override
+  {
+    return not network_runs_collectives_ && nic_of_.at(endpoint.rank()) == nullptr;
+  }
+
   bool runs_in_network(const trace::Action& action) const override
   {
     using trace::ActionType;

@@ -122,14 +122,23 @@ std::vector<RequestPtr> Endpoint::pending_requests() const
   return pending;
 }
 
+TimedPause& Endpoint::world_pause()
+{
+  return world_.pause();
+}
+
 void Endpoint::spend(double cpu_seconds, int64_t copy_bytes)
 {
   if (copy_bytes <= 0) {
-    if (cpu_seconds > 0)
+    if (cpu_seconds <= 0)
+      return;
+    if (runs_ahead_)
+      clock_.work(cpu_seconds);
+    else
       world_.spend_cpu(host_, cpu_seconds);
     return;
   }
-  world_.copy(rank_, copy_bytes, true, cpu_seconds); // the CPU work, then the copy
+  world_.copy(rank_, copy_bytes, true, cpu_seconds, clock_.hand_over()); // the CPU work, then the copy
   copy_seconds_ += world_.copy_seconds(copy_bytes);
 }
 
@@ -145,7 +154,7 @@ void Endpoint::charge(double cpu_seconds, int64_t copy_bytes)
 
 void Endpoint::copy(int64_t bytes, bool shared_core)
 {
-  world_.copy(rank_, bytes, shared_core);
+  world_.copy(rank_, bytes, shared_core, 0, clock_.hand_over());
   copy_seconds_ += world_.copy_seconds(bytes);
 }
 
@@ -181,7 +190,7 @@ void Endpoint::send_message(int destination, Message* message, int64_t bytes)
     work.copy_bytes = message->envelope.bytes;
   StepRunner& runner = world_.progress().runner(receiver, step, rank_);
   Followed followed{nullptr, {}, step, work, &runner, [&receiver, message]() { receiver.handle(message); }, message};
-  double arrival = message->kind == Message::Kind::Eager ? -1 : world_.control_arrival(rank_, destination);
+  double arrival = message->kind == Message::Kind::Eager ? -1 : world_.control_arrival(rank_, destination, clock());
   if (arrival >= 0) { // a control message: an arrival date, no transfer (RouteDelay says why)
     bytes_sent_      += bytes;
     followed.arrives = arrival;
@@ -229,7 +238,7 @@ void Endpoint::describe(Followed& followed, const StepMessage& message) const
   if (not world_.observes_steps())
     return;
   followed.about        = message;
-  followed.origin_time  = sg4::Engine::get_clock();
+  followed.origin_time  = clock();
   followed.origin_actor = sg4::this_actor::get_name();
 }
 
@@ -300,7 +309,7 @@ void Endpoint::run_step(StepRunner& runner, Step step, const StepWork& work, con
             std::string(runner.name()).c_str(), work.cpu_seconds, static_cast<long long>(work.copy_bytes));
   uint64_t serial = 0;
   if (world_.observes_steps())
-    serial = world_.step_started(StepEvent{0, rank_, sg4::Engine::get_clock(), step, runner.name(),
+    serial = world_.step_started(StepEvent{0, rank_, clock(), step, runner.name(),
                                            sg4::this_actor::get_name(), work.cpu_seconds, about, origin_time,
                                            origin_actor, arrival_time});
   int64_t outer_copied = step_copied_;
@@ -311,7 +320,7 @@ void Endpoint::run_step(StepRunner& runner, Step step, const StepWork& work, con
   effect();
   running_ = outer;
   if (serial != 0)
-    world_.step_ended(StepEnd{serial, sg4::Engine::get_clock(), step_copied_});
+    world_.step_ended(StepEnd{serial, clock(), step_copied_});
   step_copied_ = outer_copied;
 }
 
@@ -426,13 +435,14 @@ void Endpoint::on_matched(const RequestPtr& receive, const Envelope& envelope)
 Transfer Endpoint::transfer(int from, int to, int64_t bytes, bool data)
 {
   world_.endpoint(from).bytes_sent_ += bytes;
+  const double date = clock(); // this endpoint's rank or agent starts it
   Transfer transfer;
-  transfer.arrives = world_.loopback_arrival(from, to, bytes);
+  transfer.arrives = world_.loopback_arrival(from, to, bytes, date);
   if (transfer.arrives < 0)
-    transfer.wire = transfer_starts::sendto(world_.host_of(from), world_.host_of(to), bytes);
+    transfer.wire = transfer_starts::sendto(world_.host_of(from), world_.host_of(to), bytes, 0, date);
   if (data && not world_.same_node(from, to)) // the NIC reads the data at one end and writes it at the other
     for (int end : {from, to}) // a cached message's DMA reaches memory later, as a write-back nobody waits for
-      for (auto const& flow : world_.memory().dma(end, bytes, world_.memory().cached(bytes)).transfers)
+      for (auto const& flow : world_.memory().dma(end, bytes, world_.memory().cached(bytes), date).transfers)
         transfer.memory.push_back(flow);
   return transfer;
 }
@@ -445,6 +455,8 @@ void Endpoint::progress(StepRunner& runner)
   // Activity::test_any costs one per look (and most looks find nothing ready). Steps run in the order their
   // transfers were followed, as test_any would find them.
   while (true) {
+    if (&runner == &own_runner_) // what arrives by the rank's date is known once SimGrid's clock is there too
+      catch_up();
     auto it = std::find_if(followed_.begin(), followed_.end(),
                            [this, &runner](const Followed& f) { return ready_for(runner, f); });
     if (it == followed_.end())
@@ -477,7 +489,7 @@ double Endpoint::next_ready(const StepRunner& runner) const
       continue;
     double ready = followed.activity ? followed.activity->get_finish_time() : followed.arrives;
     if (ready >= 0 && ready < next) {
-      if (followed.arrived())
+      if (followed.arrived(clock()))
         return ready;
       next = ready;
     }
@@ -507,7 +519,12 @@ void Endpoint::wait(const RequestPtr& request)
   progress(own_runner_);
   while (not request->complete()) {
     double next = next_ready(own_runner_);
-    if (next > sg4::Engine::get_clock()) {
+    if (next > clock()) {
+      if (clock_.ahead()) { // a round posted by advance_collectives: its CPU work passes, then the rank looks again
+        catch_up();
+        progress(own_runner_);
+        continue;
+      }
       // From here to the wait nothing yields: work made ready later finds the rank waiting and rings.
       rank_waiting_ = true;
       // A polling rank keeps its core busy: a load of one core, at the priority of any execution.

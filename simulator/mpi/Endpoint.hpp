@@ -4,6 +4,7 @@
 #include "mpi/CollectiveRequest.hpp"
 #include "mpi/MatchQueues.hpp"
 #include "mpi/PeerCounters.hpp"
+#include "mpi/RankClock.hpp"
 #include "mpi/Request.hpp"
 #include "mpi/StepRunner.hpp"
 #include "mpi/Wakeup.hpp"
@@ -80,7 +81,7 @@ public:
    * follows ring it when they end). */
   double next_ready(const StepRunner& runner) const;
   /** Whether something `runner` follows here is ready for its step. */
-  bool has_ready(const StepRunner& runner) const { return next_ready(runner) <= simgrid::s4u::Engine::get_clock(); }
+  bool has_ready(const StepRunner& runner) const { return next_ready(runner) <= clock(); }
   /** A transfer this endpoint follows for `runner` ended (TransferWatch): the runner hears of it, and the rank too
    * when it runs that runner's steps as well. */
   void transfer_ended(StepRunner& runner);
@@ -121,6 +122,13 @@ public:
 
   /** CPU work of the rank itself inside an MPI call (posting overheads, buffer copies): not a protocol step. */
   void spend(double cpu_seconds, int64_t copy_bytes = 0);
+  /** The rank's date: SimGrid's clock, or later while its CPU work runs ahead (RankClock). */
+  double clock() const { return clock_.now(); }
+  /** Whether the rank's CPU work may run ahead of SimGrid's clock (World::lets_run_ahead), from now on. */
+  void let_run_ahead(bool allowed) { runs_ahead_ = allowed; }
+  bool runs_ahead() const { return runs_ahead_; }
+  /** The rank, in its own actor, waits until its date: before what depends on other actors. */
+  void catch_up() { clock_.catch_up(world_pause()); }
   /** Wakes the rank if it is blocked in wait(). */
   void notify_rank();
   /** Something the rank handles becomes ready at `date`: a rank blocked in wait() wakes by then. */
@@ -158,18 +166,16 @@ private:
     double arrival_time = -1; // when its last flow ended
     double arrives      = -1; // without activity: when it arrives (World::control_arrival, World::loopback_arrival)
 
-    bool arrived() const
-    {
-      return activity ? activity->get_finish_time() >= 0 : arrives <= simgrid::s4u::Engine::get_clock();
-    }
+    bool arrived(double now) const { return activity ? activity->get_finish_time() >= 0 : arrives <= now; }
   };
 
   /** Whether `followed` is `runner`'s to handle and ready for its step. */
   bool ready_for(const StepRunner& runner, const Followed& followed) const
   {
-    return handles(runner, *followed.runner) && followed.arrived();
+    return handles(runner, *followed.runner) && followed.arrived(clock());
   }
   RequestPtr make_request(bool is_send, int peer, int tag, int64_t bytes, Context context);
+  TimedPause& world_pause();
   /** Posting costs: the rank's inside its MPI calls; the runner's when a runner posts (a collective's next round). */
   void charge(double cpu_seconds, int64_t copy_bytes = 0);
   /** The rank's MPI call starts the rounds of its non-blocking collectives that no runner could start. */
@@ -198,6 +204,8 @@ private:
   RankRunner own_runner_;
   StepRunner* running_ = nullptr; // the runner of the step being run
   int64_t step_copied_ = 0;       // bytes copied by the runner of the step being run (for timelines)
+  RankClock clock_;
+  bool runs_ahead_ = false;
   std::vector<Followed> followed_;
   Wakeup wakeup_;              // wakes the rank blocked in wait()
   bool rank_waiting_ = false;

@@ -132,13 +132,13 @@ BusTraffic MemorySystem::copy(int rank, int64_t bytes, double rate, bool write_b
               write_back, start);
 }
 
-BusTraffic MemorySystem::dma(int rank, int64_t bytes, bool write_back)
+BusTraffic MemorySystem::dma(int rank, int64_t bytes, bool write_back, double start)
 {
   if (not parameters_.dma_loads_bus || bytes <= 0 || not has_bus(rank) || nic_domain_[rank] == nullptr)
     return {};
   XBT_VERB("DMA of %lld B for rank %d: %s -> %s", static_cast<long long>(bytes), rank, nic_domain_[rank]->get_cname(),
             data_memory_[rank]->get_cname());
-  return load(nic_domain_[rank], data_memory_[rank], bytes, BusUser::Nic, 0, write_back);
+  return load(nic_domain_[rank], data_memory_[rank], bytes, BusUser::Nic, 0, write_back, start);
 }
 
 BusTraffic MemorySystem::load(sg4::Host* from, sg4::Host* memory, int64_t bytes, BusUser user, double rate,

@@ -68,8 +68,9 @@ public:
    * pace; 0: no bound), bounded only when the caller runs on the rank's host (SimGrid bounds flows sent from it),
    * from `start` on (a date; now if earlier). */
   BusTraffic copy(int rank, int64_t bytes, double rate, bool write_back = false, double start = 0);
-  /** The NIC of `rank`'s node reads or writes `bytes` of the rank's data (progsim/dma-loads-bus). */
-  BusTraffic dma(int rank, int64_t bytes, bool write_back = false);
+  /** The NIC of `rank`'s node reads or writes `bytes` of the rank's data (progsim/dma-loads-bus), from `start` on
+   * (0: now). */
+  BusTraffic dma(int rank, int64_t bytes, bool write_back = false, double start = 0);
 
 private:
   BusTraffic load(simgrid::s4u::Host* from, simgrid::s4u::Host* memory, int64_t bytes,

@@ -6,7 +6,10 @@ namespace progsim::models::progress {
 
 void ProgressModel::compute(mpi::Endpoint& endpoint, double flops, const mpi::BusTraffic& stream)
 {
-  endpoint.world().compute(endpoint.host(), flops, stream);
+  if (stream.empty() && endpoint.runs_ahead()) // CPU work alone, on a core of its own: the rank's clock runs ahead
+    endpoint.spend(flops / endpoint.host()->get_speed());
+  else
+    endpoint.world().compute(endpoint.host(), flops, stream);
 }
 
 } // namespace progsim::models::progress

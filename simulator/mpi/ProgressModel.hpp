@@ -73,6 +73,9 @@ public:
   {
     return runner(endpoint, step, peer);
   }
+  /** Whether `endpoint`'s rank alone runs its steps and completes its requests (no agent and no network touches its
+   * queues): its CPU work may then run ahead of SimGrid's clock until it next looks at arrivals (RankClock). */
+  virtual bool rank_runs_alone(const mpi::Endpoint&) const { return false; }
   /** Whether the network runs this collective whole, in hardware, for every rank (NetworkCollectives). */
   virtual bool runs_in_network(const trace::Action&) const { return false; }
   /** Runs `flops` of the calling rank's computation on its core while `stream`, its memory traffic (waited for

@@ -39,17 +39,20 @@ void Rank::replay()
 {
   trace::ActionStream& actions = world_.actions(rank_);
   RankRecord& record           = world_.record(rank_);
+  endpoint_.let_run_ahead(world_.lets_run_ahead(endpoint_));
+  if (endpoint_.runs_ahead())
+    XBT_VERB("rank %d: its CPU work runs ahead of SimGrid's clock until it looks at arrivals", rank_);
   while (const Action* next = read_next(actions)) {
     record.action        = *next;
     const Action& action = *next; // valid until the stream is read again
     XBT_VERB("rank %d: %s (line %u)", rank_, std::string(trace::action_name(action.type)).c_str(), action.line);
-    const double start   = sg4::Engine::get_clock();
+    const double start   = endpoint_.clock();
     if (is_mpi_call(action.type)) {
       world_.set_activity(rank_, Activity::InMpi, &action);
       if (world_.parameters().rank_progress_every_call)
         endpoint_.progress(endpoint_.own_runner());
       run(action);
-      record.mpi_seconds += sg4::Engine::get_clock() - start;
+      record.mpi_seconds += endpoint_.clock() - start;
     } else {
       run(action);
     }
@@ -57,12 +60,13 @@ void Rank::replay()
   }
   // Like SMPI's replay, wait for the requests the trace left behind.
   record.trace_done   = true;
-  const double start  = sg4::Engine::get_clock();
+  const double start  = endpoint_.clock();
   world_.set_activity(rank_, Activity::InMpi);
   for (auto const& request : store_.take_all())
     wait(request);
   for (auto const& request : buffered_sends_)
     wait(request);
+  endpoint_.catch_up(); // the rank ends at its date
   record.mpi_seconds += sg4::Engine::get_clock() - start;
   record.end_time = sg4::Engine::get_clock();
   world_.set_activity(rank_, Activity::Finished);
@@ -89,7 +93,9 @@ void Rank::compute(double flops, const Action* action)
   int64_t bytes = action != nullptr && action->type == ActionType::Compute ? world_.memory_bytes(*action) : 0;
   if (flops <= 0 && bytes <= 0)
     return;
-  const double start   = sg4::Engine::get_clock();
+  if (bytes > 0) // its memory traffic starts at the rank's date, and shares the buses with others' from then on
+    endpoint_.catch_up();
+  const double start   = endpoint_.clock();
   const Activity before = world_.record(rank_).activity;
   world_.set_activity(rank_, Activity::Computing, action);
   // At the pace of its flops: a CPU-bound computation moves its bytes evenly over its duration.
@@ -99,7 +105,7 @@ void Rank::compute(double flops, const Action* action)
     world_.progress().compute(endpoint_, flops, memory);
   memory.wait(world_.transfers());
   world_.memory().ended(memory);
-  world_.record(rank_).compute_seconds += sg4::Engine::get_clock() - start;
+  world_.record(rank_).compute_seconds += endpoint_.clock() - start;
   world_.set_activity(rank_, before, action);
 }
 
@@ -115,13 +121,13 @@ void Rank::wait(const RequestPtr& request)
     reduce_if_done(request);
     return;
   }
-  const double start = sg4::Engine::get_clock();
+  const double start = endpoint_.clock();
   world_.record(rank_).waiting_for = request;
   world_.set_activity(rank_, Activity::Blocked);
   endpoint_.wait(request);
   world_.progress().wait_ended(endpoint_);
   world_.record(rank_).waiting_for = nullptr;
-  world_.record(rank_).blocked_seconds += sg4::Engine::get_clock() - start;
+  world_.record(rank_).blocked_seconds += endpoint_.clock() - start;
   world_.set_activity(rank_, Activity::InMpi);
   reduce_if_done(request);
 }
@@ -167,6 +173,7 @@ void Rank::run(const Action& a)
       compute(a.flops, &a);
       break;
     case ActionType::Sleep: {
+      endpoint_.catch_up(); // SimGrid's sleep starts at its clock
       const double start = sg4::Engine::get_clock();
       world_.set_activity(rank_, Activity::Sleeping, &a);
       sg4::this_actor::sleep_for(a.flops);

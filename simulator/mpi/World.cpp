@@ -7,6 +7,7 @@
 #include <simgrid/s4u/Mailbox.hpp>
 #include <xbt/log.h>
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -65,18 +66,18 @@ World::World(Parameters parameters, trace::TraceSource traces, Placement placeme
   }
 }
 
-double World::control_arrival(int from, int to) const
+double World::control_arrival(int from, int to, double date) const
 {
   if (not route_delay_ || parameters_.control_transfers)
     return -1;
-  return route_delay_->arrival(host_of(from), host_of(to), sg4::Engine::get_clock(), parameters_.control_bytes);
+  return route_delay_->arrival(host_of(from), host_of(to), date, parameters_.control_bytes);
 }
 
-double World::loopback_arrival(int from, int to, int64_t bytes) const
+double World::loopback_arrival(int from, int to, int64_t bytes, double date) const
 {
   if (not route_delay_ || parameters_.loopback_transfers)
     return -1;
-  return route_delay_->loopback_arrival(host_of(from), host_of(to), sg4::Engine::get_clock(), bytes);
+  return route_delay_->loopback_arrival(host_of(from), host_of(to), date, bytes);
 }
 
 void World::start()
@@ -95,17 +96,21 @@ void World::start()
   }
 }
 
-void World::copy(int rank, int64_t bytes, bool shared_core, double cpu_before)
+void World::copy(int rank, int64_t bytes, bool shared_core, double cpu_before, double cpu_free)
 {
   double seconds = copy_seconds(bytes);
   // On a core nobody shares, CPU work is a pause: the copy's flows can be set to start when it ends, and the actor
   // waits once (for them, below) where it would pause, then wait. The flows start at the same date.
-  double start = 0;
-  if (cpu_before > 0) {
+  double start     = 0;
+  const double now = sg4::Engine::get_clock();
+  if (cpu_before > 0 || cpu_free > now) {
     if (seconds > 0 && parameters_.copy_loads_bus && never_shared(host_of(rank)))
-      start = sg4::Engine::get_clock() + cpu_before;
-    else
-      spend_cpu(host_of(rank), cpu_before);
+      start = std::max(now, cpu_free) + cpu_before;
+    else {
+      pause_.until(cpu_free);
+      if (cpu_before > 0)
+        spend_cpu(host_of(rank), cpu_before);
+    }
   }
   if (seconds <= 0)
     return;
@@ -135,6 +140,13 @@ int64_t World::memory_bytes(const trace::Action& compute) const
   if (parameters_.compute_intensity > 0)
     return static_cast<int64_t>(compute.flops / parameters_.compute_intensity);
   return 0;
+}
+
+bool World::lets_run_ahead(const Endpoint& endpoint)
+{
+  return parameters_.run_ahead && never_shared(endpoint.host()) && progress_->rank_runs_alone(endpoint) &&
+         not observes_steps() &&
+         on_rank_event.get_slot_count() == 0;
 }
 
 void World::spend_cpu(sg4::Host* host, double seconds)

@@ -161,12 +161,12 @@ public:
    * execution there ever shares a core. With `stream`, the computation's memory traffic that its caller waits for
    * after: where that stream alone ends it no earlier (see the definition), nothing more is needed. */
   void compute(simgrid::s4u::Host* host, double flops, const BusTraffic& stream = {});
-  /** When a control message sent now from `from` to `to` arrives, where it need not be a transfer
+  /** When a control message sent at `date` from `from` to `to` arrives, where it need not be a transfer
    * (progsim/control-transfers: no, see RouteDelay); -1: send it as a transfer. */
-  double control_arrival(int from, int to) const;
-  /** When `bytes` sent now from `from` to `to` arrive, where their route is loopback links only and they need not
-   * be a transfer (progsim/loopback-transfers: no, see RouteDelay); -1: send them as a transfer. */
-  double loopback_arrival(int from, int to, int64_t bytes) const;
+  double control_arrival(int from, int to, double date) const;
+  /** When `bytes` sent at `date` from `from` to `to` arrive, where their route is loopback links only and they need
+   * not be a transfer (progsim/loopback-transfers: no, see RouteDelay); -1: send them as a transfer. */
+  double loopback_arrival(int from, int to, int64_t bytes, double date) const;
   /** How `host`'s cores are shared, for CPU work and loads on a host whose cores its users may outnumber. */
   HostCores& cores_of(const simgrid::s4u::Host* host);
   /** How an actor that holds no resource lets time pass (a core of its own, a NIC, a tick to wait for). */
@@ -177,9 +177,10 @@ public:
    * A copy of `bytes` for `rank` by the calling actor: CPU work of copy_seconds(bytes), on a core of the rank's host
    * shared with the ranks (`shared_core`) or on one of its own, while the data crosses the memory bus of the rank's
    * data twice (read and write) at the copy's pace, sharing it with every other flow there. It takes the longer of
-   * the two. `cpu_before`: seconds of CPU work on the rank's shared core that come first (a step's, a post's).
+   * the two. `cpu_before`: seconds of CPU work on the rank's shared core that come first (a step's, a post's), from
+   * `cpu_free` on (the rank's date, RankClock; 0: now).
    */
-  void copy(int rank, int64_t bytes, bool shared_core, double cpu_before = 0);
+  void copy(int rank, int64_t bytes, bool shared_core, double cpu_before = 0, double cpu_free = 0);
   /** The bytes a `compute` action moves through memory: its trace's count, else its flops over the computations'
    * arithmetic intensity (progsim/compute-intensity), else none. */
   int64_t memory_bytes(const trace::Action& compute) const;
@@ -200,6 +201,9 @@ public:
   /** Changes a rank's activity and tells the listeners. */
   void set_activity(int rank, Activity activity, const trace::Action* action = nullptr);
 
+  /** Whether `endpoint`'s rank may let its CPU work run ahead of SimGrid's clock (RankClock): its core is never
+   * shared, the mechanism leaves its queues to it alone, and nobody listens to the dates of its states and steps. */
+  bool lets_run_ahead(const Endpoint& endpoint);
   /** Whether anybody listens to steps (a timeline): steps describe themselves only then. */
   bool observes_steps() { return on_step.get_slot_count() > 0; }
   /** Tells the listeners that a protocol step starts (its serial is set here and returned). */
