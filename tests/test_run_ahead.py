@@ -51,7 +51,7 @@ CASES = {
 @pytest.mark.parametrize("rendezvous", ["get", "put"])
 def test_running_ahead_gives_the_times_of_a_pause_each(tmp_path: Path, case: str, progress: str, offload: str,
                                                         rendezvous: str) -> None:
-    runs = {}
+    runs: dict[str, dict] = {}
     for ahead in ("yes", "no"):
         folder = tmp_path / ahead
         folder.mkdir()
@@ -120,7 +120,7 @@ def test_real_captures_replay_the_same_ahead_or_not(tmp_path: Path, trace: str, 
     listing = REPOSITORY / "validation/traces" / trace / "trace_list.txt"
     path = platform(tmp_path, cores=16, nodes=8, ranks_per_node=8, memory_bandwidth=2e10, memory_latency=1e-7,
                     offload="[]")
-    runs = {}
+    runs: dict[str, dict] = {}
     for ahead in ("yes", "no"):
         out = tmp_path / f"{ahead}.json"
         done = run_cli("replay", str(listing), "--platform", str(path), "--progress", progress, "--out", str(out),
@@ -128,3 +128,23 @@ def test_real_captures_replay_the_same_ahead_or_not(tmp_path: Path, trace: str, 
         assert done.returncode == 0, done.stderr
         runs[ahead] = json.loads(out.read_text())
     same_times(runs["yes"], runs["no"], PRECISION)
+
+
+# Settings that change what a rank posts, copies or streams, or when it looks at arrivals.
+SETTINGS = [("progsim/rank-progress:every-call",), ("progsim/buffered-send-threshold:0",),
+            ("progsim/cached-message-bytes:4096",), ("progsim/data-numa:nic",), ("progsim/compute-intensity:0.5",),
+            ("progsim/contention:weighted", "progsim/nic-bus-weight:2"), ("progsim/control-transfers:yes",),
+            ("progsim/loopback-transfers:yes",), ("progsim/poll-in-wait:no",), ("progsim/rendezvous:pipelined",)]
+
+
+@pytest.mark.parametrize("setting", SETTINGS, ids=lambda setting: " ".join(setting))
+def test_running_ahead_under_other_settings(tmp_path: Path, setting: tuple[str, ...]) -> None:
+    for case, ranks in CASES.items():
+        runs: dict[str, dict] = {}
+        for ahead in ("yes", "no"):
+            folder = tmp_path / f"{len(runs)}-{case.replace(' ', '-').replace(',', '')}"
+            folder.mkdir()
+            runs[ahead] = replay(folder, ranks, "none", cores=4, ranks_per_node=2, nodes=len(ranks) // 2,
+                                 memory_bandwidth=2e10, memory_latency=1e-7,
+                                 settings=(*setting, f"progsim/run-ahead:{ahead}"))
+        same_times(runs["yes"], runs["no"], PRECISION)
