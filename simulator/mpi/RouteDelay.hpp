@@ -45,7 +45,6 @@ public:
    * std::invalid_argument. */
   static double piecewise_factor(const std::string& text, double size);
 
-private:
   /** A model's factor: one value (CM02, LV08) or SMPI's (threshold, factor) steps, sorted by threshold as
    * SimGrid's parse_factor sorts them. */
   struct Factor {
@@ -54,6 +53,13 @@ private:
     static Factor parse(const std::string& text);
     double at(double size) const;
   };
+  /** The network model's settings, as read (BusShares shares links with them). */
+  const Factor& latency_factor() const { return latency_factor_; }
+  const Factor& bandwidth_factor() const { return bandwidth_factor_; }
+  double tcp_gamma() const { return tcp_gamma_; }
+  bool crosstraffic() const { return crosstraffic_; }
+
+private:
 
   /** A route alone: its latency (-1: a link this cannot follow) and the rate a lone flow gets, before the model's
    * factors; whether every link of it is a loopback. */

@@ -1,0 +1,114 @@
+#include "mpi/BusShares.hpp"
+
+#include <simgrid/s4u/Engine.hpp>
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+namespace sg4 = simgrid::s4u;
+
+namespace progsim::mpi {
+
+namespace {
+constexpr double kPrecision = 1e-9; // surf/precision: ends that close to an event end with it
+constexpr double kNever     = std::numeric_limits<double>::infinity();
+} // namespace
+
+BusShares::Model BusShares::Model::of(const simgrid::s4u::Link& link, const RouteDelay& network)
+{
+  Model model;
+  model.bandwidth        = link.get_bandwidth();
+  model.latency          = link.get_latency();
+  model.weight           = network.crosstraffic() ? 1.05 : 1.0;
+  model.tcp_gamma        = network.tcp_gamma();
+  model.latency_factor   = network.latency_factor();
+  model.bandwidth_factor = network.bandwidth_factor();
+  return model;
+}
+
+void BusShares::start(double bytes, double rate, double start, std::function<void()> ended)
+{
+  const double now = sg4::Engine::get_clock();
+  advance(now);
+  start         = std::max(start, now);
+  double factor = model_.bandwidth_factor.at(bytes);
+  double bound  = model_.bandwidth;
+  if (rate > 0)
+    bound = std::min(bound, rate / factor);
+  if (model_.latency > 0 && model_.tcp_gamma > 0)
+    bound = std::min(bound, model_.tcp_gamma / (2 * model_.latency));
+  double latency = model_.latency * model_.latency_factor.at(bytes);
+  flows_.push_back(Flow{bytes, bound, factor, start + latency, 0, std::move(ended)});
+  share(now);
+  schedule(now);
+}
+
+void BusShares::advance(double now)
+{
+  const double elapsed = now - updated_at_;
+  if (elapsed > 0)
+    for (auto& flow : flows_)
+      if (flow.value > 0)
+        flow.remaining -= flow.value * flow.factor * elapsed;
+  updated_at_ = now;
+}
+
+void BusShares::share(double now)
+{
+  std::vector<Flow*> active;
+  for (auto& flow : flows_) {
+    flow.value = 0;
+    if (flow.active_from <= now + kPrecision)
+      active.push_back(&flow);
+  }
+  std::sort(active.begin(), active.end(), [](const Flow* a, const Flow* b) { return a->bound < b->bound; });
+  double capacity = model_.bandwidth;
+  size_t left     = active.size();
+  for (Flow* flow : active) {
+    double fair = capacity / (model_.weight * static_cast<double>(left));
+    flow->value = std::min(flow->bound, fair);
+    capacity -= model_.weight * flow->value;
+    left--;
+  }
+}
+
+void BusShares::schedule(double now)
+{
+  double next = kNever;
+  for (auto const& flow : flows_) {
+    if (flow.value > 0)
+      next = std::min(next, now + flow.remaining / (flow.value * flow.factor));
+    else if (flow.active_from > now)
+      next = std::min(next, flow.active_from);
+  }
+  if (timer_ != nullptr)
+    timer_->remove();
+  timer_ = nullptr;
+  if (next < kNever)
+    timer_ = simgrid::kernel::timer::Timer::set(next, [this]() {
+      timer_ = nullptr;
+      on_event();
+    });
+}
+
+void BusShares::on_event()
+{
+  const double now = sg4::Engine::get_clock();
+  advance(now);
+  std::vector<std::function<void()>> done;
+  for (auto it = flows_.begin(); it != flows_.end();) {
+    bool ends = it->value > 0 && it->remaining <= it->value * it->factor * kPrecision;
+    if (ends) {
+      done.push_back(std::move(it->ended));
+      it = flows_.erase(it);
+    } else
+      ++it;
+  }
+  share(now);
+  schedule(now);
+  for (auto& ended : done)
+    ended();
+}
+
+} // namespace progsim::mpi

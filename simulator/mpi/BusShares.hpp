@@ -1,0 +1,71 @@
+/* The flows through one link that they alone cross, shared in closed form as SimGrid's network model shares them. */
+#pragma once
+
+#include "mpi/RouteDelay.hpp"
+
+#include <simgrid/kernel/Timer.hpp>
+#include <simgrid/s4u/Link.hpp>
+
+#include <functional>
+#include <vector>
+
+namespace progsim::mpi {
+
+/**
+ * SimGrid 3.32's CM02 family (network_cm02.cpp) on a link that no other route crosses (a NUMA domain's memory bus,
+ * crossed by its cores' and its NIC's flows to its memory alone): a flow of S bytes first waits the link's latency x
+ * the model's latency factor for S, then holds a max-min variable of bound min(bandwidth, rate / bandwidth factor(S),
+ * TCP-gamma / (2 x latency)) that consumes 1 of the link, 1.05 under cross-traffic (the acknowledgements' route is the
+ * same link); its bytes move at the variable's value x the bandwidth factor(S). Flows of one route have the same
+ * sharing penalty, so they share the link equally up to their bounds (water-filling). Computed here at each start,
+ * latency's end and end, with one kernel timer, instead of SimGrid's activities, solver and action heap.
+ * tests/cpp/test_bus_shares.cpp runs the same flows as SimGrid transfers on an identical link, in one simulation,
+ * and finds every end within 1 ns. The engine does not use it yet: its memory flows are SimGrid transfers.
+ */
+class BusShares {
+public:
+  /** What the sharing depends on: the link and the network model's settings. */
+  struct Model {
+    double bandwidth = 0; // B/s
+    double latency   = 0; // s
+    double weight    = 1; // what a flow consumes of the link per B/s of its variable
+    double tcp_gamma = 0; // B (0: no bound)
+    RouteDelay::Factor latency_factor{};
+    RouteDelay::Factor bandwidth_factor{};
+    /** `link` under the network model that `network` read. */
+    static Model of(const simgrid::s4u::Link& link, const RouteDelay& network);
+  };
+
+  explicit BusShares(Model model) : model_(std::move(model)) {}
+  BusShares(const BusShares&)            = delete;
+  BusShares& operator=(const BusShares&) = delete;
+
+  /** Starts a flow of `bytes` at `start` (now if earlier), at most at `rate` B/s (0: no bound of its own); `ended`
+   * runs in SimGrid's kernel when it ends. */
+  void start(double bytes, double rate, double start, std::function<void()> ended);
+
+private:
+  struct Flow {
+    double remaining;   // bytes
+    double bound;       // of its variable
+    double factor;      // its bytes move at value x factor
+    double active_from; // its latency's end
+    double value = 0;   // its variable's value, 0 until its latency ends
+    std::function<void()> ended;
+  };
+  /** Moves every flow's bytes on to now, at the values they had since the last change. */
+  void advance(double now);
+  /** The variables' values after a change: the link shared equally up to the bounds. */
+  void share(double now);
+  /** Sets the timer to the next latency's end or flow's end. */
+  void schedule(double now);
+  /** The timer: ends the flows that are done, starts those whose latency ended. */
+  void on_event();
+
+  Model model_;
+  std::vector<Flow> flows_;
+  double updated_at_ = 0;
+  simgrid::kernel::timer::Timer* timer_ = nullptr;
+};
+
+} // namespace progsim::mpi

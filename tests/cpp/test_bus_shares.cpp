@@ -1,0 +1,125 @@
+/*
+ * BusShares against SimGrid's own flows: the same flows (bytes, a rate bound or none, a start date) run on two
+ * identical links in one simulation, as SimGrid transfers on one and through BusShares on the other; every flow must
+ * end at the same date on both. SimGrid's engine is global, so each simulation runs in a child process of its own.
+ */
+#include "mpi/BusShares.hpp"
+#include "mpi/RouteDelay.hpp"
+#include "mpi/TransferStarts.hpp"
+#include "mpi/TransferWatch.hpp"
+#include "ChildEngine.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace sg4 = simgrid::s4u;
+
+namespace {
+
+constexpr const char* kPlatform = R"(<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="core1" speed="1Gf"/><host id="mem1" speed="1f"/>
+    <host id="core2" speed="1Gf"/><host id="mem2" speed="1f"/>
+    <link id="bus1" bandwidth="20GBps" latency="100ns"/>
+    <link id="bus2" bandwidth="20GBps" latency="100ns"/>
+    <route src="core1" dst="mem1"><link_ctn id="bus1"/></route>
+    <route src="core2" dst="mem2"><link_ctn id="bus2"/></route>
+  </zone>
+</platform>
+)";
+
+struct FlowSpec {
+  double start;
+  double bytes;
+  double rate = 0;
+};
+
+using progsim::testing::expect_near;
+using progsim::testing::Failures;
+
+int same_ends(const std::vector<FlowSpec>& flows, const std::vector<std::string>& options)
+{
+  std::optional<progsim::mpi::TransferWatch> watch;
+  std::unique_ptr<progsim::mpi::BusShares> shares;
+  auto simgrid_end = std::make_shared<std::vector<double>>(flows.size(), -1);
+  auto closed_end  = std::make_shared<std::vector<double>>(flows.size(), -1);
+  return progsim::testing::simulate_in_child(
+      kPlatform, options,
+      [&](Failures&) {
+        watch.emplace();
+        const progsim::mpi::RouteDelay network;
+        shares = std::make_unique<progsim::mpi::BusShares>(
+            progsim::mpi::BusShares::Model::of(*sg4::Link::by_name("bus2"), network));
+        auto* e = sg4::Engine::get_instance();
+        for (size_t i = 0; i < flows.size(); i++) {
+          FlowSpec f = flows[i];
+          sg4::Actor::create("flow" + std::to_string(i), e->host_by_name("core1"), [&watch, &shares, e, f, i, simgrid_end, closed_end]() {
+            auto comm = progsim::mpi::transfer_starts::sendto(e->host_by_name("core1"), e->host_by_name("mem1"),
+                                                              static_cast<uint64_t>(f.bytes), f.rate, f.start);
+            shares->start(f.bytes, f.rate, f.start, [i, closed_end]() { (*closed_end)[i] = sg4::Engine::get_clock(); });
+            watch->park_until_ended(comm);
+            (*simgrid_end)[i] = sg4::Engine::get_clock();
+          });
+        }
+      },
+      [&](Failures& failures) {
+        for (size_t i = 0; i < flows.size(); i++)
+          expect_near(failures, "flow " + std::to_string(i), (*closed_end)[i], (*simgrid_end)[i],
+                      1e-9);
+      });
+}
+
+const std::vector<std::string> kSmpi = {"--cfg=network/model:SMPI", "--cfg=surf/precision:1e-9"};
+const std::vector<std::string> kCm02 = {"--cfg=network/model:CM02", "--cfg=surf/precision:1e-9"};
+const std::vector<std::string> kLv08 = {"--cfg=network/model:LV08", "--cfg=surf/precision:1e-9"};
+const std::vector<std::string> kNoCrossTraffic = {"--cfg=network/model:SMPI", "--cfg=network/crosstraffic:0",
+                                                  "--cfg=surf/precision:1e-9"};
+
+} // namespace
+
+TEST(BusShares, OneFlowTakesItsLatencyThenItsBytes)
+{
+  // Sizes on both sides of SMPI's factor steps (257, 1 426, 65 472 B); a start later than the request.
+  for (double bytes : {64.0, 257.0, 258.0, 1000.0, 65472.0, 65473.0, 2097152.0})
+    EXPECT_EQ(same_ends({{1e-6, bytes}}, kSmpi), 0) << bytes;
+  EXPECT_EQ(same_ends({{0, 2097152, 1e9}}, kCm02), 0);
+}
+
+TEST(BusShares, SixteenPacedCopiesAndTwoDmaFlowsShareTheBus)
+{
+  std::vector<FlowSpec> flows;
+  for (int i = 0; i < 16; i++)
+    flows.push_back({i * 3e-6, 2097152, 2e10});
+  flows.push_back({5e-6, 1048576});
+  flows.push_back({2e-5, 1048576});
+  EXPECT_EQ(same_ends(flows, kSmpi), 0);
+  EXPECT_EQ(same_ends(flows, kCm02), 0);
+  EXPECT_EQ(same_ends(flows, kLv08), 0);
+  EXPECT_EQ(same_ends(flows, kNoCrossTraffic), 0);
+}
+
+TEST(BusShares, FortyFlowsOfRandomSizesRatesAndStarts)
+{
+  std::mt19937 random(7);
+  std::uniform_real_distribution<double> start(0, 1e-3), log_bytes(10, 22), log_rate(9, 10.5), coin(0, 1);
+  std::vector<FlowSpec> flows;
+  for (int i = 0; i < 40; i++)
+    flows.push_back({start(random), std::floor(std::pow(2, log_bytes(random))),
+                     coin(random) < 0.5 ? 0 : std::pow(10, log_rate(random))});
+  EXPECT_EQ(same_ends(flows, kSmpi), 0);
+  EXPECT_EQ(same_ends(flows, kCm02), 0);
+  EXPECT_EQ(same_ends(flows, kLv08), 0);
+  EXPECT_EQ(same_ends(flows, kNoCrossTraffic), 0);
+}
