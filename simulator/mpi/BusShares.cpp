@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <utility>
 
 namespace sg4 = simgrid::s4u;
 
@@ -27,7 +28,7 @@ BusShares::Model BusShares::Model::of(const simgrid::s4u::Link& link, const Rout
   return model;
 }
 
-void BusShares::start(double bytes, double rate, double start, std::function<void()> ended)
+std::shared_ptr<SharedFlow> BusShares::start(double bytes, double rate, double start)
 {
   const double now = sg4::Engine::get_clock();
   advance(now);
@@ -39,9 +40,11 @@ void BusShares::start(double bytes, double rate, double start, std::function<voi
   if (model_.latency > 0 && model_.tcp_gamma > 0)
     bound = std::min(bound, model_.tcp_gamma / (2 * model_.latency));
   double latency = model_.latency * model_.latency_factor.at(bytes);
-  flows_.push_back(Flow{bytes, bound, factor, start + latency, 0, std::move(ended)});
+  auto handle = std::make_shared<SharedFlow>();
+  flows_.push_back(Flow{bytes, bound, factor, start + latency, 0, handle});
   share(now);
   schedule(now);
+  return handle;
 }
 
 void BusShares::advance(double now)
@@ -96,19 +99,22 @@ void BusShares::on_event()
 {
   const double now = sg4::Engine::get_clock();
   advance(now);
-  std::vector<std::function<void()>> done;
+  std::vector<std::shared_ptr<SharedFlow>> done;
   for (auto it = flows_.begin(); it != flows_.end();) {
     bool ends = it->value > 0 && it->remaining <= it->value * it->factor * kPrecision;
     if (ends) {
-      done.push_back(std::move(it->ended));
+      done.push_back(std::move(it->handle));
       it = flows_.erase(it);
     } else
       ++it;
   }
   share(now);
   schedule(now);
-  for (auto& ended : done)
-    ended();
+  for (auto& flow : done) {
+    flow->finish_time = now;
+    for (auto& tell : std::exchange(flow->on_end, {}))
+      tell();
+  }
 }
 
 } // namespace progsim::mpi

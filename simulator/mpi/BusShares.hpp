@@ -1,6 +1,7 @@
 /* The flows through one link that they alone cross, shared in closed form as SimGrid's network model shares them. */
 #pragma once
 
+#include "mpi/Flow.hpp"
 #include "mpi/RouteDelay.hpp"
 
 #include <simgrid/kernel/Timer.hpp>
@@ -20,7 +21,7 @@ namespace progsim::mpi {
  * sharing penalty, so they share the link equally up to their bounds (water-filling). Computed here at each start,
  * latency's end and end, with one kernel timer, instead of SimGrid's activities, solver and action heap.
  * tests/cpp/test_bus_shares.cpp runs the same flows as SimGrid transfers on an identical link, in one simulation,
- * and finds every end within 1 ns. The engine does not use it yet: its memory flows are SimGrid transfers.
+ * and finds every end within 1 ns. MemorySystem uses it for the buses it may (progsim/bus-sharing).
  */
 class BusShares {
 public:
@@ -40,9 +41,9 @@ public:
   BusShares(const BusShares&)            = delete;
   BusShares& operator=(const BusShares&) = delete;
 
-  /** Starts a flow of `bytes` at `start` (now if earlier), at most at `rate` B/s (0: no bound of its own); `ended`
-   * runs in SimGrid's kernel when it ends. */
-  void start(double bytes, double rate, double start, std::function<void()> ended);
+  /** Starts a flow of `bytes` at `start` (now if earlier), at most at `rate` B/s (0: no bound of its own); it tells
+   * who waits for it from SimGrid's kernel when it ends. */
+  std::shared_ptr<SharedFlow> start(double bytes, double rate, double start);
 
 private:
   struct Flow {
@@ -51,7 +52,7 @@ private:
     double factor;      // its bytes move at value x factor
     double active_from; // its latency's end
     double value = 0;   // its variable's value, 0 until its latency ends
-    std::function<void()> ended;
+    std::shared_ptr<SharedFlow> handle;
   };
   /** Moves every flow's bytes on to now, at the values they had since the last change. */
   void advance(double now);

@@ -189,7 +189,7 @@ void Endpoint::send_message(int destination, Message* message, int64_t bytes)
   if (message->kind == Message::Kind::Eager) // copied out of the arrival buffer (into the receive or an unexpected one)
     work.copy_bytes = message->envelope.bytes;
   StepRunner& runner = world_.progress().runner(receiver, step, rank_);
-  Followed followed{nullptr, {}, step, work, &runner, [&receiver, message]() { receiver.handle(message); }, message};
+  Followed followed{{}, {}, step, work, &runner, [&receiver, message]() { receiver.handle(message); }, message};
   double arrival = message->kind == Message::Kind::Eager ? -1 : world_.control_arrival(rank_, destination, clock());
   if (arrival >= 0) { // a control message: an arrival date, no transfer (RouteDelay says why)
     bytes_sent_      += bytes;
@@ -463,7 +463,7 @@ void Endpoint::progress(StepRunner& runner)
       break;
     if (world_.observes_steps()) // the step could run once its last flow ended (maybe long before a runner looked)
       it->arrival_time = std::max({it->arrival_time, it->origin_time,
-                                   it->activity ? it->activity->get_finish_time() : it->arrives});
+                                   it->activity ? it->activity.finish_time() : it->arrives});
     if (not it->after.empty()) { // the step waits for the transfer's other flows too
       it->activity = it->after.back();
       it->after.pop_back();
@@ -487,7 +487,7 @@ double Endpoint::next_ready(const StepRunner& runner) const
   for (auto const& followed : followed_) {
     if (not handles(runner, *followed.runner))
       continue;
-    double ready = followed.activity ? followed.activity->get_finish_time() : followed.arrives;
+    double ready = followed.activity ? followed.activity.finish_time() : followed.arrives;
     if (ready >= 0 && ready < next) {
       if (followed.arrived(clock()))
         return ready;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "mpi/CollectiveRequest.hpp"
+#include "mpi/Flow.hpp"
 #include "mpi/MatchQueues.hpp"
 #include "mpi/PeerCounters.hpp"
 #include "mpi/RankClock.hpp"
@@ -40,7 +41,7 @@ struct Message {
  * both ends (World::dma). A step that follows it runs once all of them have ended. */
 struct Transfer {
   simgrid::s4u::CommPtr wire;                    // none: a route no other flow can slow, see arrives
-  std::vector<simgrid::s4u::ActivityPtr> memory;
+  std::vector<Flow> memory;
   double arrives = -1;                           // without wire: when the data arrives (World::loopback_arrival)
 };
 
@@ -151,8 +152,8 @@ public:
 private:
   using Callback = std::function<void()>;
   struct Followed {
-    simgrid::s4u::ActivityPtr activity;            // the one watched now (none: a control message, see arrives)
-    std::vector<simgrid::s4u::ActivityPtr> after;  // the others that must end too, watched once it has
+    Flow activity;            // the one watched now (none: a control message, see arrives)
+    std::vector<Flow> after;  // the others that must end too, watched once it has
     Step step;          // the step its end calls for
     StepWork work;      // what the step costs its runner
     StepRunner* runner;
@@ -166,7 +167,7 @@ private:
     double arrival_time = -1; // when its last flow ended
     double arrives      = -1; // without activity: when it arrives (World::control_arrival, World::loopback_arrival)
 
-    bool arrived(double now) const { return activity ? activity->get_finish_time() >= 0 : arrives <= now; }
+    bool arrived(double now) const { return activity ? activity.finish_time() >= 0 : arrives <= now; }
   };
 
   /** Whether `followed` is `runner`'s to handle and ready for its step. */

@@ -26,8 +26,8 @@ MemorySystem::~MemorySystem()
 {
   // A write-back still running when the simulation ends stays the engine's: dropping it would make SimGrid warn.
   for (auto& flow : write_backs_)
-    if (flow->get_remaining() > 0)
-      intrusive_ptr_add_ref(flow.get());
+    if (flow.transfer && flow.transfer->get_remaining() > 0)
+      intrusive_ptr_add_ref(flow.transfer.get());
 }
 
 void MemorySystem::start(const std::vector<sg4::Host*>& rank_hosts)
@@ -71,6 +71,42 @@ void MemorySystem::start(const std::vector<sg4::Host*>& rank_hosts)
     }
     data_memory_[rank] = hosts.find(data->get_property("progsim:memory"));
   }
+  buses_to_share_ = parameters_.bus_sharing == "closed-form";
+}
+
+void MemorySystem::share_buses()
+{
+  const RouteDelay network;
+  if (not network.applies())
+    return;
+  // Every route to a memory that this run's flows take: a core's to its data, its NIC domain's to its data.
+  std::map<std::pair<const sg4::Host*, const sg4::Host*>, std::vector<sg4::Link*>> routes;
+  for (size_t rank = 0; rank < data_memory_.size(); rank++)
+    for (sg4::Host* from : {rank_host_[rank], nic_domain_[rank]})
+      if (from != nullptr && data_memory_[rank] != nullptr) {
+        auto [it, fresh] = routes.try_emplace({from, data_memory_[rank]});
+        if (fresh)
+          from->route_to(data_memory_[rank], it->second, nullptr);
+      }
+  // A bus that a longer route also crosses (data in another domain, a NIC in another domain) stays SimGrid's, and
+  // so does one whose sharing is not linear (a calibrated policy's).
+  std::map<const sg4::Link*, bool> alone;
+  for (auto const& [_, links] : routes)
+    for (sg4::Link* link : links) {
+      bool single = links.size() == 1 && link->get_sharing_policy() == sg4::Link::SharingPolicy::SHARED;
+      auto [it, fresh] = alone.try_emplace(link, single);
+      it->second = it->second && single;
+    }
+  std::map<const sg4::Link*, BusShares*> by_link;
+  for (auto const& [pair, links] : routes) {
+    if (links.size() != 1 || not alone[links.front()])
+      continue;
+    auto& shares = by_link[links.front()];
+    if (shares == nullptr)
+      shares = shares_.emplace_back(std::make_unique<BusShares>(BusShares::Model::of(*links.front(), network))).get();
+    shared_routes_[pair] = shares;
+  }
+  XBT_VERB("%zu memory buses shared in closed form", shares_.size());
 }
 
 BusTraffic MemorySystem::stream(int rank, int64_t bytes, double rate)
@@ -148,15 +184,27 @@ BusTraffic MemorySystem::load(sg4::Host* from, sg4::Host* memory, int64_t bytes,
   const int parts = policy_->transfers_per_flow(user);
   BusTraffic traffic;
   traffic.paced = rate > 0;
+  if (buses_to_share_) { // once the simulation runs: SimGrid routes through zones (Dijkstra) only once sealed
+    buses_to_share_ = false;
+    share_buses();
+  }
+  auto shared = shared_routes_.find({from, memory});
   for (int part = 0; part < parts; part++) {
     auto share = static_cast<uint64_t>(bytes / parts + (part < bytes % parts ? 1 : 0));
     if (share == 0)
       continue;
-    traffic.transfers.push_back(transfer_starts::sendto(from, memory, share, rate > 0 ? rate / parts : 0, start));
+    double part_rate = rate > 0 ? rate / parts : 0;
+    if (shared != shared_routes_.end())
+      traffic.transfers.emplace_back(shared->second->start(static_cast<double>(share), part_rate, start));
+    else
+      traffic.transfers.emplace_back(transfer_starts::sendto(from, memory, share, part_rate, start));
   }
   if (write_back) {
     // Nobody waits for them: they end on their own, roughly in the order they started.
-    while (not write_backs_.empty() && write_backs_.front()->get_remaining() <= 0) // ended (no simcall)
+    auto ended = [](const Flow& flow) {
+      return flow.transfer ? flow.transfer->get_remaining() <= 0 : flow.shared->finish_time >= 0;
+    };
+    while (not write_backs_.empty() && ended(write_backs_.front())) // no simcall
       write_backs_.pop_front();
     write_backs_.insert(write_backs_.end(), traffic.transfers.begin(), traffic.transfers.end());
     return {};

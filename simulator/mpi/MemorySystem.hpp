@@ -4,6 +4,8 @@
 
 #include "Parameters.hpp"
 #include "mpi/BusPolicy.hpp"
+#include "mpi/BusShares.hpp"
+#include "mpi/Flow.hpp"
 #include "mpi/LoadedLatency.hpp"
 #include "mpi/TransferWatch.hpp"
 
@@ -20,7 +22,7 @@ namespace progsim::mpi {
 
 /** Flows on memory buses: what a computation, copy or DMA waits for before it ends. */
 struct BusTraffic {
-  std::vector<simgrid::s4u::CommPtr> transfers;
+  std::vector<Flow> transfers;
   MemoryDemand demand; // a stream's: the links whose latency it loads until MemorySystem::ended
   bool paced = false;  // every flow is bounded at its part of the rate asked: none ends before bytes / rate
   bool empty() const { return transfers.empty(); }
@@ -87,7 +89,13 @@ private:
 
   std::map<std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>, std::vector<simgrid::s4u::Link*>> routes_;
   LoadedLatency loaded_latency_;
-  std::deque<simgrid::s4u::CommPtr> write_backs_; // kept until they end (SimGrid warns of a comm dropped running)
+  std::deque<Flow> write_backs_; // kept until they end (SimGrid warns of a comm dropped running)
+  // Buses shared in closed form (progsim/bus-sharing), and the routes to a memory that cross one of them alone.
+  std::vector<std::unique_ptr<BusShares>> shares_;
+  bool buses_to_share_ = false; // closed-form sharing asked, not set up yet (at the first flow)
+  std::map<std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>, BusShares*> shared_routes_;
+  /** Which buses BusShares may share: those that only one-link routes of this run's flows cross. */
+  void share_buses();
   bool warned_no_bus_ = false;
 };
 

@@ -32,19 +32,25 @@ TransferWatch::~TransferWatch()
   live_watch = nullptr;
 }
 
-void TransferWatch::watch(const sg4::ActivityPtr& transfer, Endpoint& endpoint, StepRunner& runner)
+void TransferWatch::watch(const Flow& flow, Endpoint& endpoint, StepRunner& runner)
 {
-  if (transfer->get_finish_time() >= 0) // already over: nothing will end it again
+  if (flow.finish_time() >= 0) // already over: nothing will end it again
     endpoint.transfer_ended(runner);
+  else if (flow.shared) // BusShares ends it from the kernel too
+    flow.shared->on_end.emplace_back([&endpoint, &runner]() { endpoint.transfer_ended(runner); });
   else
-    watched_[transfer->get_impl()].push_back(Watcher{&endpoint, &runner});
+    watched_[flow.transfer->get_impl()].push_back(Watcher{&endpoint, &runner});
 }
 
-void TransferWatch::park_until_ended(const sg4::ActivityPtr& transfer)
+void TransferWatch::park_until_ended(const Flow& flow)
 {
-  if (transfer->get_finish_time() >= 0)
+  if (flow.finish_time() >= 0)
     return;
-  watched_[transfer->get_impl()].push_back(Watcher{nullptr, nullptr, parking::caller()});
+  simgrid::s4u::Actor* parked = parking::caller();
+  if (flow.shared)
+    flow.shared->on_end.emplace_back([parked]() { parking::resume(parked); });
+  else
+    watched_[flow.transfer->get_impl()].push_back(Watcher{nullptr, nullptr, parked});
   parking::park(); // nothing since the look let the kernel run: the end cannot have come before the actor parks
 }
 

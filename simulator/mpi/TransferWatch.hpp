@@ -1,6 +1,8 @@
 /* Who must hear of a followed transfer's end, told by SimGrid's kernel as it ends. */
 #pragma once
 
+#include "mpi/Flow.hpp"
+
 #include <simgrid/s4u/Activity.hpp>
 #include <simgrid/s4u/Actor.hpp>
 
@@ -27,11 +29,11 @@ public:
   TransferWatch(const TransferWatch&)            = delete;
   TransferWatch& operator=(const TransferWatch&) = delete;
 
-  /** When `transfer` ends, `endpoint` tells `runner` (Endpoint::transfer_ended). */
-  void watch(const simgrid::s4u::ActivityPtr& transfer, Endpoint& endpoint, StepRunner& runner);
-  /** Blocks the calling actor until `transfer` ends (at once if it has). Unlike Comm::wait, it leaves a transfer
-   * whose start is deferred (TransferStarts.hpp) to the kernel. */
-  void park_until_ended(const simgrid::s4u::ActivityPtr& transfer);
+  /** When `flow` ends, `endpoint` tells `runner` (Endpoint::transfer_ended). */
+  void watch(const Flow& flow, Endpoint& endpoint, StepRunner& runner);
+  /** Blocks the calling actor until `flow` ends (at once if it has). Unlike Comm::wait, it leaves a transfer whose
+   * start is deferred (TransferStarts.hpp) to the kernel. */
+  void park_until_ended(const Flow& flow);
 
 private:
   struct Watcher {
