@@ -20,9 +20,10 @@ enum class BusUser : uint8_t { Core, Nic };
 /**
  * One contention policy. Every flow on a bus is a SimGrid transfer of its domain to itself, so SimGrid's max-min
  * solver shares the bus between them, at each change of load, equally per transfer (they all cross the same route,
- * hence weigh the same); or BusShares computes that same sharing, where only those flows cross the bus. A policy bends that sharing in the two ways SimGrid 3.32 offers without touching its
- * kernel: it carries one user's flow as several equal transfers (a weight), and it may give a bus a capacity that
- * depends on how many flows cross it (a non-linear sharing callback).
+ * hence weigh the same), or BusShares computes that same sharing where only those flows cross the bus. A policy
+ * bends that sharing in the two ways SimGrid 3.32 offers without touching its kernel: it carries one user's flow as
+ * several equal transfers (a weight), and it may give a bus a capacity that depends on how many flows cross it (a
+ * non-linear sharing callback).
  */
 class BusPolicy {
 public:

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <numeric>
 #include <utility>
 
 namespace sg4 = simgrid::s4u;
@@ -21,8 +20,8 @@ BusShares::Model BusShares::Model::of(const simgrid::s4u::Link& link, const Rout
   Model model;
   model.bandwidth        = link.get_bandwidth();
   model.latency          = link.get_latency();
-  model.weight           = network.crosstraffic() ? 1.05 : 1.0;
-  model.tcp_gamma        = network.tcp_gamma();
+  model.weight           = 1.0 + (network.crosstraffic() ? RouteDelay::kCrossTrafficShare : 0.0);
+  model.window           = network.window_bound(model.latency);
   model.latency_factor   = network.latency_factor();
   model.bandwidth_factor = network.bandwidth_factor();
   return model;
@@ -34,11 +33,9 @@ std::shared_ptr<SharedFlow> BusShares::start(double bytes, double rate, double s
   advance(now);
   start         = std::max(start, now);
   double factor = model_.bandwidth_factor.at(bytes);
-  double bound  = model_.bandwidth;
+  double bound  = std::min(model_.bandwidth, model_.window);
   if (rate > 0)
     bound = std::min(bound, rate / factor);
-  if (model_.latency > 0 && model_.tcp_gamma > 0)
-    bound = std::min(bound, model_.tcp_gamma / (2 * model_.latency));
   double latency = model_.latency * model_.latency_factor.at(bytes);
   auto handle = std::make_shared<SharedFlow>();
   flows_.push_back(Flow{bytes, bound, factor, start + latency, 0, handle});
@@ -59,16 +56,16 @@ void BusShares::advance(double now)
 
 void BusShares::share(double now)
 {
-  std::vector<Flow*> active;
+  active_.clear();
   for (auto& flow : flows_) {
     flow.value = 0;
     if (flow.active_from <= now + kPrecision)
-      active.push_back(&flow);
+      active_.push_back(&flow);
   }
-  std::sort(active.begin(), active.end(), [](const Flow* a, const Flow* b) { return a->bound < b->bound; });
+  std::sort(active_.begin(), active_.end(), [](const Flow* a, const Flow* b) { return a->bound < b->bound; });
   double capacity = model_.bandwidth;
-  size_t left     = active.size();
-  for (Flow* flow : active) {
+  size_t left     = active_.size();
+  for (Flow* flow : active_) {
     double fair = capacity / (model_.weight * static_cast<double>(left));
     flow->value = std::min(flow->bound, fair);
     capacity -= model_.weight * flow->value;

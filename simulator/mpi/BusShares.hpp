@@ -7,7 +7,8 @@
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Link.hpp>
 
-#include <functional>
+#include <limits>
+#include <memory>
 #include <vector>
 
 namespace progsim::mpi {
@@ -30,7 +31,7 @@ public:
     double bandwidth = 0; // B/s
     double latency   = 0; // s
     double weight    = 1; // what a flow consumes of the link per B/s of its variable
-    double tcp_gamma = 0; // B (0: no bound)
+    double window    = std::numeric_limits<double>::infinity(); // TCP's bound on every flow, B/s
     RouteDelay::Factor latency_factor{};
     RouteDelay::Factor bandwidth_factor{};
     /** `link` under the network model that `network` read. */
@@ -65,6 +66,7 @@ private:
 
   Model model_;
   std::vector<Flow> flows_;
+  std::vector<Flow*> active_; // share()'s, kept to spare an allocation at every event
   double updated_at_ = 0;
   simgrid::kernel::timer::Timer* timer_ = nullptr;
 };

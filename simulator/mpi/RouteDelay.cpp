@@ -164,10 +164,10 @@ RouteDelay::IdleRoute RouteDelay::read_route(const sg4::Host* from, const sg4::H
       narrowest = link->get_bandwidth();
   }
   for (auto const* link : back_route)
-    load(link, 0.05);
+    load(link, kCrossTrafficShare);
   double rate = narrowest;
-  if (latency > 0 && tcp_gamma_ > 0)
-    rate = rate < 0 ? tcp_gamma_ / (2.0 * latency) : std::min(rate, tcp_gamma_ / (2.0 * latency));
+  if (const double window = window_bound(latency); window < std::numeric_limits<double>::infinity())
+    rate = rate < 0 ? window : std::min(rate, window);
   for (auto const& [link, w] : weight)
     rate = rate < 0 ? link->get_bandwidth() / w : std::min(rate, link->get_bandwidth() / w);
   bool only_loopbacks = not route.empty() && std::all_of(route.begin(), route.end(), loopback) &&

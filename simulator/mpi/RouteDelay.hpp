@@ -5,6 +5,7 @@
 #include <simgrid/s4u/Host.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -53,11 +54,18 @@ public:
     static Factor parse(const std::string& text);
     double at(double size) const;
   };
+  /** What a flow consumes of a link its acknowledgements cross back (network/crosstraffic), per B/s it moves. */
+  static constexpr double kCrossTrafficShare = 0.05;
   /** The network model's settings, as read (BusShares shares links with them). */
   const Factor& latency_factor() const { return latency_factor_; }
   const Factor& bandwidth_factor() const { return bandwidth_factor_; }
-  double tcp_gamma() const { return tcp_gamma_; }
   bool crosstraffic() const { return crosstraffic_; }
+  /** The rate TCP's window allows a flow over a route of `latency` (before the latency factor): TCP-gamma /
+   * (2 x latency), or no bound (infinity). */
+  double window_bound(double latency) const
+  {
+    return latency > 0 && tcp_gamma_ > 0 ? tcp_gamma_ / (2.0 * latency) : std::numeric_limits<double>::infinity();
+  }
 
 private:
 
