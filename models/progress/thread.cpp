@@ -12,6 +12,7 @@
  * request that completes only at MPI_Finalize (MPICH src/mpi/init/async.c), so it is always runnable, as is the
  * rank, which spins in its own waits: the OS gives the two sched-quantum slices in turn (SharedCore below). */
 #include "mpi/Endpoint.hpp"
+#include "mpi/Wakeup.hpp"
 #include "mpi/World.hpp"
 #include "progress/IdlePollingLoads.hpp"
 #include "progress/ProgressAgent.hpp"
@@ -45,11 +46,16 @@ double next_tick(double period)
   return period > 0 ? std::ceil(now / period) * period : now;
 }
 
-/** Where threads wait for a core of a host: woken when one of its ranks leaves its core. */
+/** Where threads wait for a core of a host: rung when one of its ranks leaves its core. They park (Wakeup) rather
+ * than wait on a condition variable, whose mutex costs two simcalls per look and whose timeout is a CPU sleep action
+ * that SimGrid's solver shares. */
 struct CoreQueue {
-  sg4::MutexPtr mutex                 = sg4::Mutex::create();
-  sg4::ConditionVariablePtr core_free = sg4::ConditionVariable::create();
-  int waiting                         = 0;
+  std::vector<mpi::Wakeup*> waiting; // in the order they came
+  void core_freed() const
+  {
+    for (auto* thread : waiting)
+      thread->ring();
+  }
 };
 
 /**
@@ -155,8 +161,12 @@ public:
 
   void execute(mpi::Endpoint& endpoint, const mpi::StepWork& work) override
   {
-    run_on_core(endpoint, work.cpu_seconds);
-    endpoint.copy(work.copy_bytes, not parameters_.thread_spare_core);
+    if (parameters_.thread_spare_core) {
+      run_on_core(endpoint, work.cpu_seconds);
+      endpoint.copy(work.copy_bytes, false);
+    } else { // on a shared core, the step's CPU work and its copy as one execution
+      endpoint.copy(work.copy_bytes, true, work.cpu_seconds);
+    }
     endpoint.add_step_seconds(work.cpu_seconds);
   }
 
@@ -178,7 +188,7 @@ protected:
 private:
   /** On a host whose cores are all held by ranks, the OS runs the woken thread when a time slice ends, or sooner
    * if a rank of the host leaves its core (it sleeps, or finishes). */
-  void get_a_core(mpi::Endpoint& endpoint) const
+  void get_a_core(mpi::Endpoint& endpoint)
   {
     if (parameters_.thread_spare_core)
       return;
@@ -190,11 +200,10 @@ private:
     double slice = next_tick(parameters_.sched_quantum);
     XBT_VERB("rank %d's thread: every core of %s is held by a rank; waits for the slice at %g s", endpoint.rank(),
               host->get_cname(), slice);
-    std::unique_lock lock(*queue_.mutex);
-    queue_.waiting++;
+    queue_.waiting.push_back(&core_free_);
     while (busy() && sg4::Engine::get_clock() < slice)
-      queue_.core_free->wait_until(lock, slice);
-    queue_.waiting--;
+      core_free_.wait_until(slice);
+    queue_.waiting.erase(std::find(queue_.waiting.begin(), queue_.waiting.end(), &core_free_));
   }
 
   void run_on_core(mpi::Endpoint& endpoint, double seconds) const
@@ -209,6 +218,7 @@ private:
 
   const Parameters& parameters_;
   CoreQueue& queue_;
+  mpi::Wakeup core_free_; // where it waits for a core
   SharedCore* shared_core_; // null unless the thread spins on its rank's core
 };
 
@@ -251,8 +261,8 @@ public:
       if (not shared_cores_.empty())
         shared_cores_[event.rank]->rank_is(event.activity);
       CoreQueue& queue = *queue_of_rank_[event.rank];
-      if (not mpi::holds_a_core(event.activity) && queue.waiting > 0)
-        queue.core_free->notify_all();
+      if (not mpi::holds_a_core(event.activity))
+        queue.core_freed();
     });
     std::vector<sg4::Host*> hosts; // in the order of their first rank
     for (int rank = 0; rank < world.size(); rank++) {

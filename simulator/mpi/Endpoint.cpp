@@ -152,9 +152,9 @@ void Endpoint::charge(double cpu_seconds, int64_t copy_bytes)
     spend(cpu_seconds, copy_bytes);
 }
 
-void Endpoint::copy(int64_t bytes, bool shared_core)
+void Endpoint::copy(int64_t bytes, bool shared_core, double cpu_before)
 {
-  world_.copy(rank_, bytes, shared_core, 0, clock_.hand_over());
+  world_.copy(rank_, bytes, shared_core, cpu_before, clock_.hand_over());
   copy_seconds_ += world_.copy_seconds(bytes);
 }
 

@@ -146,8 +146,9 @@ public:
   double step_seconds() const { return step_seconds_; }
   double copy_seconds() const { return copy_seconds_; }
   void add_step_seconds(double seconds) { step_seconds_ += seconds; }
-  /** Copies `bytes` on this rank's host, in the calling actor (World::copy), and counts its CPU time. */
-  void copy(int64_t bytes, bool shared_core);
+  /** Copies `bytes` on this rank's host, in the calling actor (World::copy), after `cpu_before` seconds of other CPU
+   * work on the same core, and counts the copy's CPU time. */
+  void copy(int64_t bytes, bool shared_core, double cpu_before = 0);
 
 private:
   using Callback = std::function<void()>;

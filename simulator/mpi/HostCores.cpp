@@ -26,6 +26,20 @@ void HostCores::run(double flops)
   parking::park();
 }
 
+void HostCores::run(double first, const std::function<void()>& between, double then)
+{
+  if (first <= 0) {
+    between();
+    run(then);
+    return;
+  }
+  advance();
+  running_.push(Job{virtual_time_ + first, next_order_++, parking::caller(), &between, then});
+  update_rate();
+  schedule_next_end();
+  parking::park();
+}
+
 uint64_t HostCores::start_load(double bound, double priority)
 {
   advance();
@@ -126,9 +140,18 @@ void HostCores::end_due()
   // The timer's date came from the same virtual times: allow for the rounding of that round trip.
   const double due = virtual_time_ + 1e-12 * std::max(1.0, virtual_time_);
   while (not running_.empty() && running_.top().done_at <= due) {
-    parking::resume(running_.top().waiter);
+    Job job = running_.top();
     running_.pop();
+    if (job.between != nullptr)
+      (*job.between)();
+    if (job.between != nullptr && job.then > 0)
+      going_on_.push_back(job);
+    else
+      parking::resume(job.waiter);
   }
+  for (auto const& job : going_on_) // its second part begins now, as a new run would
+    running_.push(Job{virtual_time_ + job.then, next_order_++, job.waiter});
+  going_on_.clear();
   update_rate();
   schedule_next_end();
 }

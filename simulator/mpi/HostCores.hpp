@@ -6,6 +6,7 @@
 #include <simgrid/s4u/Host.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <queue>
 #include <vector>
 
@@ -29,6 +30,10 @@ public:
 
   /** Runs `flops` for the calling actor at its share of the cores; returns once they are done. */
   void run(double flops);
+  /** Runs `first` flops, then `between()` in the kernel the moment they are done, then `then` flops, as one
+   * execution: where two runs would end one execution and start another at the same date (no change of rate), the
+   * actor is resumed once instead of twice. */
+  void run(double first, const std::function<void()>& between, double then);
   /** Starts an endless load of at most `bound` flop/s, served in proportion to `priority`; returns its handle. */
   uint64_t start_load(double bound, double priority);
   void stop_load(uint64_t load);
@@ -40,6 +45,8 @@ private:
     double done_at; // the virtual time at which it ends
     uint64_t order; // jobs that end together resume in the order they began
     simgrid::s4u::Actor* waiter; // parked until it ends
+    const std::function<void()>* between = nullptr; // what comes before its second part (run with three arguments)
+    double then = 0;                                 // the flops of that second part
     bool operator>(const Job& other) const
     {
       return done_at != other.done_at ? done_at > other.done_at : order > other.order;
@@ -71,6 +78,7 @@ private:
   double rate_         = 0;
   uint64_t next_order_ = 0;
   std::priority_queue<Job, std::vector<Job>, std::greater<>> running_;
+  std::vector<Job> going_on_; // scratch for end_due: jobs whose first part ended
   std::vector<Load> loads_; // a handful at most (idle polling, a reserved core, polling ranks), by bound / priority
   simgrid::kernel::timer::Timer* next_end_ = nullptr;
   double next_end_date_                    = -1;

@@ -159,13 +159,13 @@ const std::vector<sg4::Link*>& MemorySystem::route(sg4::Host* core, int rank)
   return it->second;
 }
 
-BusTraffic MemorySystem::copy(int rank, int64_t bytes, double rate, bool write_back, double start)
+BusTraffic MemorySystem::copy(int rank, int64_t bytes, double rate, const sg4::Host* copier, bool write_back,
+                              double start)
 {
   if (bytes <= 0 || not has_bus(rank))
     return {};
   sg4::Host* core = rank_host_[rank];
-  return load(core, data_memory_[rank], bytes, BusUser::Core, sg4::this_actor::get_host() == core ? rate : 0,
-              write_back, start);
+  return load(core, data_memory_[rank], bytes, BusUser::Core, copier == core ? rate : 0, write_back, start);
 }
 
 BusTraffic MemorySystem::dma(int rank, int64_t bytes, bool write_back, double start)

@@ -67,9 +67,10 @@ public:
    * loads the bus, later, as a write-back (copy() and dma() with write_back: nobody waits for it). */
   bool cached(int64_t bytes) const { return bytes <= parameters_.cached_message_bytes; }
   /** A core of `rank`'s domain copies: `bytes` through the memory of its data, at most at `rate` B/s (the copy's
-   * pace; 0: no bound), bounded only when the caller runs on the rank's host (SimGrid bounds flows sent from it),
-   * from `start` on (a date; now if earlier). */
-  BusTraffic copy(int rank, int64_t bytes, double rate, bool write_back = false, double start = 0);
+   * pace; 0: no bound), bounded only when the copier runs on the rank's host (SimGrid bounds flows sent from it),
+   * from `start` on (a date; now if earlier). Callable from the kernel, with the copier's host. */
+  BusTraffic copy(int rank, int64_t bytes, double rate, const simgrid::s4u::Host* copier, bool write_back = false,
+                  double start = 0);
   /** The NIC of `rank`'s node reads or writes `bytes` of the rank's data (progsim/dma-loads-bus), from `start` on
    * (0: now). */
   BusTraffic dma(int rank, int64_t bytes, bool write_back = false, double start = 0);

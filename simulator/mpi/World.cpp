@@ -103,23 +103,35 @@ void World::copy(int rank, int64_t bytes, bool shared_core, double cpu_before, d
   // waits once (for them, below) where it would pause, then wait. The flows start at the same date.
   double start     = 0;
   const double now = sg4::Engine::get_clock();
+  sg4::Host* host  = host_of(rank);
+  BusTraffic bus; // read and write, at the copy's pace; a cached copy's bytes reach memory later, unwaited
+  const sg4::Host* copier = sg4::this_actor::get_host();
+  auto start_flows        = [&]() {
+    if (parameters_.copy_loads_bus)
+      bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, copier, memory_.cached(bytes), start);
+  };
   if (cpu_before > 0 || cpu_free > now) {
-    if (seconds > 0 && parameters_.copy_loads_bus && never_shared(host_of(rank)))
+    if (seconds > 0 && parameters_.copy_loads_bus && never_shared(host))
       start = std::max(now, cpu_free) + cpu_before;
     else {
       pause_.until(cpu_free);
+      if (cpu_before > 0 && seconds > 0 && shared_core && not never_shared(host)) {
+        // Both parts on the shared cores, as one execution: its flows start between them, from the kernel.
+        const std::function<void()> between = start_flows;
+        cores_of(host).run(cpu_before * host->get_speed(), between, seconds * host->get_speed());
+        bus.wait(transfers_);
+        return;
+      }
       if (cpu_before > 0)
-        spend_cpu(host_of(rank), cpu_before);
+        spend_cpu(host, cpu_before);
     }
   }
   if (seconds <= 0)
     return;
-  BusTraffic bus; // read and write, at the copy's pace; a cached copy's bytes reach memory later, unwaited
-  if (parameters_.copy_loads_bus)
-    bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, memory_.cached(bytes), start);
+  start_flows();
   // Paced at the copy's speed, the flow lasts at least the copy's CPU time: on a core nobody shares, waiting for
   // it alone ends the copy at the same time, with one activity instead of two.
-  const bool own_core = not shared_core || never_shared(host_of(rank));
+  const bool own_core = not shared_core || never_shared(host);
   if (own_core && bus.paced && not bus.empty()) {
     bus.wait(transfers_);
     return;
@@ -127,7 +139,7 @@ void World::copy(int rank, int64_t bytes, bool shared_core, double cpu_before, d
   if (start > 0)
     pause_.until(start); // the CPU work before, as the pause it is
   if (shared_core)
-    spend_cpu(host_of(rank), seconds);
+    spend_cpu(host, seconds);
   else
     pause_.pass(seconds);
   bus.wait(transfers_);
