@@ -34,12 +34,14 @@ mpi::Endpoint* ProgressAgent::ready_endpoint(double& next_ready)
   // woke for it all the same), then the others in their order, as a wait on all their transfers would find them.
   if (mpi::Endpoint* rung = std::exchange(first_rung_, nullptr))
     return rung;
-  next_ready = mpi::Wakeup::kNoDate;
-  for (auto* endpoint : endpoints_) {
-    double ready = endpoint->next_ready(*this);
-    if (ready <= sg4::Engine::get_clock())
-      return endpoint;
-    next_ready = std::min(next_ready, ready);
+  next_ready       = mpi::Wakeup::kNoDate;
+  const double now = sg4::Engine::get_clock();
+  for (size_t i = 0; i < endpoints_.size(); i++) {
+    if (ready_by_[i] <= now) // something may be ready: look
+      ready_by_[i] = endpoints_[i]->next_ready(*this);
+    if (ready_by_[i] <= now)
+      return endpoints_[i];
+    next_ready = std::min(next_ready, ready_by_[i]);
   }
   return nullptr;
 }
@@ -78,6 +80,7 @@ void ProgressAgent::stop()
 
 void ProgressAgent::ring(mpi::Endpoint& endpoint)
 {
+  ready_by_[index_.at(&endpoint)] = -mpi::Wakeup::kNoDate;
   if (not waiting_) // otherwise the agent looks at its endpoints anew before it waits
     return;
   if (first_rung_ == nullptr)
@@ -85,8 +88,10 @@ void ProgressAgent::ring(mpi::Endpoint& endpoint)
   wakeup_.ring();
 }
 
-void ProgressAgent::expect(mpi::Endpoint&, double date)
+void ProgressAgent::expect(mpi::Endpoint& endpoint, double date)
 {
+  double& ready_by = ready_by_[index_.at(&endpoint)];
+  ready_by         = std::min(ready_by, date);
   if (waiting_)
     wakeup_.wake_by(date);
 }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 namespace progsim::mpi {
@@ -24,7 +25,12 @@ class ProgressAgent : public mpi::StepRunner {
 public:
   void operator()();
   /** The agent also serves `endpoint`. */
-  void serve(mpi::Endpoint& endpoint) { endpoints_.push_back(&endpoint); }
+  void serve(mpi::Endpoint& endpoint)
+  {
+    index_.emplace(&endpoint, endpoints_.size());
+    endpoints_.push_back(&endpoint);
+    ready_by_.push_back(-mpi::Wakeup::kNoDate);
+  }
   const std::vector<mpi::Endpoint*>& endpoints() const { return endpoints_; }
   void ring(mpi::Endpoint& endpoint) override;
   void expect(mpi::Endpoint& endpoint, double date) override;
@@ -52,6 +58,11 @@ private:
   mpi::Endpoint* ready_endpoint(double& next_ready);
 
   std::vector<mpi::Endpoint*> endpoints_;
+  // Per endpoint, a date before which none of its steps for this agent is ready (-infinity: look at it). Each look
+  // at an endpoint reads its followed transfers, cold in the cache at scale; an agent serving a node's ranks would
+  // read them all at every look. New work lowers the date (expect) or sets it to -infinity (ring).
+  std::vector<double> ready_by_;
+  std::unordered_map<const mpi::Endpoint*, size_t> index_;
   mpi::Wakeup wakeup_;
   mpi::Endpoint* first_rung_ = nullptr; // whose transfer ended first while the agent waited
   mpi::HostCores* reserved_on_ = nullptr;

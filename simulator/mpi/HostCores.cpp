@@ -26,18 +26,18 @@ void HostCores::run(double flops)
   parking::park();
 }
 
-void HostCores::run(double first, const std::function<void()>& between, double then)
+void HostCores::start(double first, const std::function<void()>& between, double then,
+                      const std::function<void()>& done)
 {
   if (first <= 0) {
     between();
-    run(then);
-    return;
+    first = then;
+    then  = 0;
   }
   advance();
-  running_.push(Job{virtual_time_ + first, next_order_++, parking::caller(), &between, then});
+  running_.push(Job{virtual_time_ + first, next_order_++, nullptr, then > 0 ? &between : nullptr, then, &done});
   update_rate();
   schedule_next_end();
-  parking::park();
 }
 
 uint64_t HostCores::start_load(double bound, double priority)
@@ -142,15 +142,17 @@ void HostCores::end_due()
   while (not running_.empty() && running_.top().done_at <= due) {
     Job job = running_.top();
     running_.pop();
-    if (job.between != nullptr)
+    if (job.between != nullptr) {
       (*job.between)();
-    if (job.between != nullptr && job.then > 0)
       going_on_.push_back(job);
-    else
+    } else if (job.done != nullptr) {
+      (*job.done)();
+    } else {
       parking::resume(job.waiter);
+    }
   }
   for (auto const& job : going_on_) // its second part begins now, as a new run would
-    running_.push(Job{virtual_time_ + job.then, next_order_++, job.waiter});
+    running_.push(Job{virtual_time_ + job.then, next_order_++, nullptr, nullptr, 0, job.done});
   going_on_.clear();
   update_rate();
   schedule_next_end();

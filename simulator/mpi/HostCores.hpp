@@ -30,10 +30,11 @@ public:
 
   /** Runs `flops` for the calling actor at its share of the cores; returns once they are done. */
   void run(double flops);
-  /** Runs `first` flops, then `between()` in the kernel the moment they are done, then `then` flops, as one
-   * execution: where two runs would end one execution and start another at the same date (no change of rate), the
-   * actor is resumed once instead of twice. */
-  void run(double first, const std::function<void()>& between, double then);
+  /** Starts `first` flops, then `between()` the moment they are done (in the kernel), then `then` flops, as one
+   * execution, and calls `done()` in the kernel at its end; returns at once. Where two runs would end one execution
+   * and start another at the same date (no change of rate), its caller parks once, until `done` resumes it. The
+   * functions must outlive the execution. */
+  void start(double first, const std::function<void()>& between, double then, const std::function<void()>& done);
   /** Starts an endless load of at most `bound` flop/s, served in proportion to `priority`; returns its handle. */
   uint64_t start_load(double bound, double priority);
   void stop_load(uint64_t load);
@@ -45,8 +46,9 @@ private:
     double done_at; // the virtual time at which it ends
     uint64_t order; // jobs that end together resume in the order they began
     simgrid::s4u::Actor* waiter; // parked until it ends
-    const std::function<void()>* between = nullptr; // what comes before its second part (run with three arguments)
-    double then = 0;                                 // the flops of that second part
+    const std::function<void()>* between = nullptr; // what comes before its second part (start())
+    double then                          = 0;       // the flops of that second part
+    const std::function<void()>* done    = nullptr; // called at its end instead of resuming the waiter
     bool operator>(const Job& other) const
     {
       return done_at != other.done_at ? done_at > other.done_at : order > other.order;

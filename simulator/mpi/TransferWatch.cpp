@@ -39,7 +39,7 @@ void TransferWatch::watch(const Flow& flow, Endpoint& endpoint, StepRunner& runn
   else if (flow.shared) // BusShares ends it from the kernel too
     flow.shared->on_end.emplace_back([&endpoint, &runner]() { endpoint.transfer_ended(runner); });
   else
-    watched_[flow.transfer->get_impl()].push_back(Watcher{&endpoint, &runner});
+    watched_[flow.transfer->get_impl()].push_back(Watcher{&endpoint, &runner, nullptr, {}});
 }
 
 void TransferWatch::park_until_ended(const Flow& flow)
@@ -50,8 +50,16 @@ void TransferWatch::park_until_ended(const Flow& flow)
   if (flow.shared)
     flow.shared->on_end.emplace_back([parked]() { parking::resume(parked); });
   else
-    watched_[flow.transfer->get_impl()].push_back(Watcher{nullptr, nullptr, parked});
+    watched_[flow.transfer->get_impl()].push_back(Watcher{nullptr, nullptr, parked, {}});
   parking::park(); // nothing since the look let the kernel run: the end cannot have come before the actor parks
+}
+
+void TransferWatch::when_ended(const Flow& flow, std::function<void()> then)
+{
+  if (flow.shared)
+    flow.shared->on_end.push_back(std::move(then));
+  else
+    watched_[flow.transfer->get_impl()].push_back(Watcher{nullptr, nullptr, nullptr, std::move(then)});
 }
 
 void TransferWatch::ended(const simgrid::kernel::activity::ActivityImpl* transfer)
@@ -64,6 +72,8 @@ void TransferWatch::ended(const simgrid::kernel::activity::ActivityImpl* transfe
   for (auto const& watcher : watchers) {
     if (watcher.parked != nullptr)
       parking::resume(watcher.parked);
+    else if (watcher.then)
+      watcher.then();
     else
       watcher.endpoint->transfer_ended(*watcher.runner);
   }

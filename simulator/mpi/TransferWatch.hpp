@@ -8,6 +8,7 @@
 
 #include <boost/container/small_vector.hpp>
 
+#include <functional>
 #include <unordered_map>
 
 namespace progsim::mpi {
@@ -34,12 +35,15 @@ public:
   /** Blocks the calling actor until `flow` ends (at once if it has). Unlike Comm::wait, it leaves a transfer whose
    * start is deferred (TransferStarts.hpp) to the kernel. */
   void park_until_ended(const Flow& flow);
+  /** Calls `then` from the kernel when `flow` ends (it must not have ended). */
+  void when_ended(const Flow& flow, std::function<void()> then);
 
 private:
   struct Watcher {
     Endpoint* endpoint;
     StepRunner* runner;
     simgrid::s4u::Actor* parked = nullptr; // or an actor parked until the end
+    std::function<void()> then;            // or what to do then
   };
   void ended(const simgrid::kernel::activity::ActivityImpl* transfer);
 

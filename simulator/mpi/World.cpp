@@ -1,4 +1,5 @@
 #include "mpi/World.hpp"
+#include "mpi/ActorParking.hpp"
 #include "mpi/Rank.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -98,51 +99,68 @@ void World::start()
 
 void World::copy(int rank, int64_t bytes, bool shared_core, double cpu_before, double cpu_free)
 {
-  double seconds = copy_seconds(bytes);
+  double seconds  = copy_seconds(bytes);
+  sg4::Host* host = host_of(rank);
+  if (seconds > 0 && shared_core && not never_shared(host)) {
+    pause_.until(cpu_free);
+    copy_on_shared_cores(rank, bytes, seconds, cpu_before);
+    return;
+  }
   // On a core nobody shares, CPU work is a pause: the copy's flows can be set to start when it ends, and the actor
   // waits once (for them, below) where it would pause, then wait. The flows start at the same date.
   double start     = 0;
   const double now = sg4::Engine::get_clock();
-  sg4::Host* host  = host_of(rank);
-  BusTraffic bus; // read and write, at the copy's pace; a cached copy's bytes reach memory later, unwaited
-  const sg4::Host* copier = sg4::this_actor::get_host();
-  auto start_flows        = [&]() {
-    if (parameters_.copy_loads_bus)
-      bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, copier, memory_.cached(bytes), start);
-  };
   if (cpu_before > 0 || cpu_free > now) {
     if (seconds > 0 && parameters_.copy_loads_bus && never_shared(host))
       start = std::max(now, cpu_free) + cpu_before;
     else {
       pause_.until(cpu_free);
-      if (cpu_before > 0 && seconds > 0 && shared_core && not never_shared(host)) {
-        // Both parts on the shared cores, as one execution: its flows start between them, from the kernel.
-        const std::function<void()> between = start_flows;
-        cores_of(host).run(cpu_before * host->get_speed(), between, seconds * host->get_speed());
-        bus.wait(transfers_);
-        return;
-      }
       if (cpu_before > 0)
         spend_cpu(host, cpu_before);
     }
   }
   if (seconds <= 0)
     return;
-  start_flows();
+  BusTraffic bus; // read and write, at the copy's pace; a cached copy's bytes reach memory later, unwaited
+  if (parameters_.copy_loads_bus)
+    bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, sg4::this_actor::get_host(), memory_.cached(bytes), start);
   // Paced at the copy's speed, the flow lasts at least the copy's CPU time: on a core nobody shares, waiting for
   // it alone ends the copy at the same time, with one activity instead of two.
-  const bool own_core = not shared_core || never_shared(host);
-  if (own_core && bus.paced && not bus.empty()) {
+  if (bus.paced && not bus.empty()) {
     bus.wait(transfers_);
     return;
   }
   if (start > 0)
     pause_.until(start); // the CPU work before, as the pause it is
-  if (shared_core)
-    spend_cpu(host, seconds);
-  else
-    pause_.pass(seconds);
+  pause_.pass(seconds);
   bus.wait(transfers_);
+}
+
+void World::copy_on_shared_cores(int rank, int64_t bytes, double seconds, double cpu_before)
+{
+  // The CPU work before and the copy are one execution on the shared cores; the copy's flows start between its
+  // parts, from the kernel; the actor parks once, until the later of its CPU work's end and its flows' ends. Two
+  // executions and a wait for each flow would park it up to four times for the same dates.
+  sg4::Actor* copier         = parking::caller();
+  const sg4::Host* on        = copier->get_host();
+  int pending                = 1; // the execution, then each flow still running
+  std::function<void()> done = [&pending, copier]() {
+    if (--pending == 0)
+      parking::resume(copier);
+  };
+  std::function<void()> start_flows = [&]() {
+    if (not parameters_.copy_loads_bus)
+      return;
+    BusTraffic bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, on, memory_.cached(bytes));
+    for (auto const& flow : bus.transfers)
+      if (flow.finish_time() < 0) {
+        pending++;
+        transfers_.when_ended(flow, done);
+      }
+  };
+  sg4::Host* host = host_of(rank);
+  cores_of(host).start(cpu_before * host->get_speed(), start_flows, seconds * host->get_speed(), done);
+  parking::park();
 }
 
 int64_t World::memory_bytes(const trace::Action& compute) const

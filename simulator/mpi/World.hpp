@@ -245,6 +245,8 @@ public:
   std::string leftovers_report() const;
 
 private:
+  /** copy() where its CPU work competes for the rank's host's cores: one execution, one park. */
+  void copy_on_shared_cores(int rank, int64_t bytes, double seconds, double cpu_before);
   /** Whether no execution on `host` ever shares a core (World::start): its CPU work then passes as pauses. */
   bool never_shared(const simgrid::s4u::Host* host) const { return uncontended_hosts_.count(host) != 0; }
   /** CPU work of the calling actor: `flops` on a core of `host`, which take `seconds` on a core of its own. */

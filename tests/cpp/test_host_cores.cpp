@@ -5,6 +5,7 @@
  * engine is global, so each simulation runs in a child process of its own.
  */
 #include "mpi/HostCores.hpp"
+#include "mpi/ActorParking.hpp"
 #include "ChildEngine.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -15,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <random>
 #include <string>
@@ -28,13 +30,15 @@ constexpr double kSpeed = 1e9; // flop/s per core
 constexpr int kCores    = 4;
 
 /** Work of one actor: `flops` from `start` (an execution), or a load of `bound` and `priority` from `start` to
- * `stop`. */
+ * `stop`; with `then`, a second execution of that many flops right after the first (HostCores::start: one
+ * execution in two parts). */
 struct CpuUser {
   double start;
   double flops; // 0: a load
   double bound    = 0;
   double priority = 1;
   double stop     = 0;
+  double then     = 0;
 };
 
 /** Two identical 4-core hosts: SimGrid's executions run on one, HostCores' on the other. */
@@ -53,6 +57,7 @@ constexpr const char* kPlatform = R"(<?xml version='1.0'?>
 int same_ends(const std::vector<CpuUser>& users, double tolerance = 1e-9)
 {
   std::vector<double> simgrid_end(users.size(), -1), progsim_end(users.size(), -1);
+  std::vector<double> simgrid_between(users.size(), -1), progsim_between(users.size(), -1);
   std::optional<progsim::mpi::HostCores> cores; // made in the child, once its platform is
   auto setup = [&](progsim::testing::Failures&) {
     sg4::Host* reference = sg4::Host::by_name("simgrid");
@@ -60,10 +65,14 @@ int same_ends(const std::vector<CpuUser>& users, double tolerance = 1e-9)
     cores.emplace(ours);
     for (size_t i = 0; i < users.size(); i++) {
       const CpuUser user = users[i];
-      sg4::Actor::create("simgrid-" + std::to_string(i), reference, [user, i, &simgrid_end]() {
+      sg4::Actor::create("simgrid-" + std::to_string(i), reference, [user, i, &simgrid_end, &simgrid_between]() {
         sg4::this_actor::sleep_until(user.start);
         if (user.flops > 0) {
           sg4::this_actor::exec_init(user.flops)->start()->wait();
+          if (user.then > 0) {
+            simgrid_between[i] = sg4::Engine::get_clock();
+            sg4::this_actor::exec_init(user.then)->start()->wait();
+          }
           simgrid_end[i] = sg4::Engine::get_clock();
           return;
         }
@@ -74,8 +83,19 @@ int same_ends(const std::vector<CpuUser>& users, double tolerance = 1e-9)
         sg4::this_actor::sleep_until(user.stop);
         load->cancel();
       });
-      sg4::Actor::create("progsim-" + std::to_string(i), ours, [user, i, &progsim_end, &cores]() {
+      sg4::Actor::create("progsim-" + std::to_string(i), ours, [user, i, &progsim_end, &progsim_between, &cores]() {
         sg4::this_actor::sleep_until(user.start);
+        if (user.flops > 0 && user.then > 0) { // one execution in two parts; the actor parks once
+          sg4::Actor* self                  = progsim::mpi::parking::caller();
+          const std::function<void()> mark = [i, &progsim_between]() {
+            progsim_between[i] = sg4::Engine::get_clock();
+          };
+          const std::function<void()> done = [self]() { progsim::mpi::parking::resume(self); };
+          cores->start(user.flops, mark, user.then, done);
+          progsim::mpi::parking::park();
+          progsim_end[i] = sg4::Engine::get_clock();
+          return;
+        }
         if (user.flops > 0) {
           cores->run(user.flops);
           progsim_end[i] = sg4::Engine::get_clock();
@@ -88,10 +108,14 @@ int same_ends(const std::vector<CpuUser>& users, double tolerance = 1e-9)
     }
   };
   auto check = [&](progsim::testing::Failures& failures) {
-    for (size_t i = 0; i < users.size(); i++)
+    for (size_t i = 0; i < users.size(); i++) {
       if (users[i].flops > 0)
         progsim::testing::expect_near(failures, "execution " + std::to_string(i) + " under HostCores (SimGrid's end)",
                                       progsim_end[i], simgrid_end[i], tolerance);
+      if (users[i].then > 0)
+        progsim::testing::expect_near(failures, "execution " + std::to_string(i) + "'s first part (SimGrid's end)",
+                                      progsim_between[i], simgrid_between[i], tolerance);
+    }
   };
   return progsim::testing::simulate_in_child(kPlatform, {"--cfg=surf/precision:1e-9"}, setup, check);
 }
@@ -133,5 +157,25 @@ TEST(HostCores, ManyUsersAtRandomDatesEndWhenSimgridEndsThem)
     double bound = share(random) * kSpeed * (i % 3 == 0 ? 3 : 1);
     users.push_back({start, 0, bound, i % 3 == 0 ? 3.0 : 1.0, start + date(random)});
   }
+  EXPECT_EQ(same_ends(users), 0);
+}
+
+TEST(HostCores, AnExecutionInTwoPartsEndsAsTwoExecutionsInARow)
+{
+  // Alone: 1 ms, then 2 ms. Shared: three executions on four cores with a two-part one among six users, so that the
+  // rate changes during both parts; the first part's end comes when SimGrid's first execution ends.
+  EXPECT_EQ(same_ends({{0, 1e6, 0, 1, 0, 2e6}}), 0);
+  EXPECT_EQ(same_ends({{0, 2e6, 0, 1, 0, 1e6}, {0, 3e6}, {1e-4, 2e6}, {2e-4, 5e5, 0, 1, 0, 2e6}, {5e-4, 4e6},
+                       {0, 0, 0.8 * kSpeed, 2, 2e-3}}),
+            0);
+}
+
+TEST(HostCores, ManyTwoPartExecutionsAtRandomDatesEndWhenSimgridEndsThem)
+{
+  std::mt19937 random(20261128); // fixed: the same users at every run
+  std::uniform_real_distribution<double> date(0, 5e-3), flops(1e4, 3e6);
+  std::vector<CpuUser> users;
+  for (int i = 0; i < 40; i++)
+    users.push_back({date(random), flops(random), 0, 1, 0, i % 2 == 0 ? flops(random) : 0});
   EXPECT_EQ(same_ends(users), 0);
 }
