@@ -148,10 +148,11 @@ void World::copy_on_shared_cores(int rank, int64_t bytes, double seconds, double
     if (--pending == 0)
       parking::resume(copier);
   };
+  BusTraffic bus; // held until the actor resumes: the transfers live as long as someone holds them
   std::function<void()> start_flows = [&]() {
     if (not parameters_.copy_loads_bus)
       return;
-    BusTraffic bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, on, memory_.cached(bytes));
+    bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, on, memory_.cached(bytes));
     for (auto const& flow : bus.transfers)
       if (flow.finish_time() < 0) {
         pending++;
