@@ -11,6 +11,7 @@
  * binding (pthread_create(3): a new thread inherits its creator's CPU affinity mask) and spins in MPIR_Wait on a
  * request that completes only at MPI_Finalize (MPICH src/mpi/init/async.c), so it is always runnable, as is the
  * rank, which spins in its own waits: the OS gives the two sched-quantum slices in turn (SharedCore below). */
+#include "mpi/ActorParking.hpp"
 #include "mpi/Endpoint.hpp"
 #include "mpi/Wakeup.hpp"
 #include "mpi/World.hpp"
@@ -18,6 +19,7 @@
 #include "progress/ProgressAgent.hpp"
 #include "mpi/ProgressModel.hpp"
 
+#include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -26,6 +28,7 @@
 #include <xbt/log.h>
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -46,17 +49,127 @@ double next_tick(double period)
   return period > 0 ? std::ceil(now / period) * period : now;
 }
 
-/** Where threads wait for a core of a host: rung when one of its ranks leaves its core. They park (Wakeup) rather
- * than wait on a condition variable, whose mutex costs two simcalls per look and whose timeout is a CPU sleep action
- * that SimGrid's solver shares. */
+class PollBeforeSteps;
+
+/** Where threads wait for a core of a host: told when one of its ranks leaves its core. */
 struct CoreQueue {
-  std::vector<mpi::Wakeup*> waiting; // in the order they came
-  void core_freed() const
-  {
-    for (auto* thread : waiting)
-      thread->ring();
-  }
+  std::vector<PollBeforeSteps*> waiting; // in the order they came
+  void core_freed() const;
 };
+
+/**
+ * What a polling thread does once work is ready, before its steps: it waits for its next poll (a tick of the poll
+ * interval); on a host whose cores are all held by ranks, the OS runs it when a time slice ends or sooner if a rank
+ * leaves its core (it sleeps, or finishes); then the poll costs CPU. The kernel drives the three stages, so that the
+ * thread's actor parks once, until the poll is done: each stage would otherwise resume it only for it to park again.
+ * A thread that waits for a core looks again once the actors running when a rank left its core have yielded, as a
+ * woken thread would.
+ */
+class PollBeforeSteps {
+public:
+  PollBeforeSteps(const Parameters& p, CoreQueue& queue) : parameters_(p), queue_(queue) {}
+
+  /** Blocks the calling thread (`endpoint`'s) until its poll is done. */
+  void run(mpi::Endpoint& endpoint)
+  {
+    endpoint_ = &endpoint;
+    poller_   = mpi::parking::caller();
+    done_     = false;
+    double tick = next_tick(parameters_.thread_poll_interval);
+    if (tick > sg4::Engine::get_clock())
+      simgrid::kernel::timer::Timer::set(tick, [this]() { look_for_core(); });
+    else
+      look_for_core();
+    if (not done_) {
+      parked_ = true;
+      mpi::parking::park();
+      parked_ = false;
+    }
+  }
+
+  /** A rank of the host left its core: if waiting for one, look again once the running actors have yielded. */
+  void core_freed()
+  {
+    if (waiting_until_ < 0 || look_pending_)
+      return;
+    look_pending_ = true;
+    mpi::once_actors_yield([this]() {
+      look_pending_ = false;
+      if (waiting_until_ >= 0)
+        look_for_core();
+    });
+  }
+
+private:
+  void look_for_core()
+  {
+    if (not parameters_.thread_spare_core && busy()) {
+      double now = sg4::Engine::get_clock();
+      if (waiting_until_ < 0) {
+        double slice = next_tick(parameters_.sched_quantum);
+        XBT_VERB("rank %d's thread: every core of %s is held by a rank; waits for the slice at %g s",
+                 endpoint_->rank(), endpoint_->host()->get_cname(), slice);
+        if (now < slice) {
+          waiting_until_ = slice;
+          queue_.waiting.push_back(this);
+          slice_end_ = simgrid::kernel::timer::Timer::set(slice, [this]() {
+            slice_end_ = nullptr;
+            look_for_core();
+          });
+          return;
+        }
+      } else if (now < waiting_until_) {
+        return; // still every core held: on until the slice ends
+      }
+    }
+    if (waiting_until_ >= 0) { // it has a core
+      waiting_until_ = -1;
+      queue_.waiting.erase(std::find(queue_.waiting.begin(), queue_.waiting.end(), this));
+      if (slice_end_ != nullptr)
+        slice_end_->remove();
+      slice_end_ = nullptr;
+    }
+    poll();
+  }
+
+  bool busy() const
+  {
+    const sg4::Host* host = endpoint_->host();
+    return endpoint_->world().cores_held_on(host) >= host->get_core_count();
+  }
+
+  void poll()
+  {
+    double cost = parameters_.thread_poll_cost;
+    if (cost <= 0)
+      polled_();
+    else if (parameters_.thread_spare_core) // a core of its own: nothing to share
+      simgrid::kernel::timer::Timer::set(sg4::Engine::get_clock() + cost, [this]() { polled_(); });
+    else
+      endpoint_->world().start_cpu(endpoint_->host(), cost, polled_);
+  }
+
+  const Parameters& parameters_;
+  CoreQueue& queue_;
+  mpi::Endpoint* endpoint_     = nullptr;
+  sg4::Actor* poller_          = nullptr;
+  bool parked_                 = false;
+  bool done_                   = false;
+  double waiting_until_        = -1; // the slice's end, while it waits for a core
+  bool look_pending_           = false;
+  simgrid::kernel::timer::Timer* slice_end_ = nullptr;
+  const std::function<void()> polled_ = [this]() {
+    done_ = true;
+    if (parked_)
+      mpi::parking::resume(poller_);
+  };
+};
+
+void CoreQueue::core_freed() const
+{
+  for (auto* thread : waiting)
+    thread->core_freed();
+}
 
 /**
  * A rank's core that the rank shares with its spinning progress thread. Both are always runnable (the rank computes
@@ -154,7 +267,7 @@ private:
 class ProgressThread : public ProgressAgent {
 public:
   ProgressThread(const Parameters& p, CoreQueue& queue, SharedCore* core)
-      : parameters_(p), queue_(queue), shared_core_(core)
+      : parameters_(p), poll_(p, queue), shared_core_(core)
   {
   }
   std::string_view name() const override { return "progress-thread"; }
@@ -179,33 +292,10 @@ protected:
       shared_core_->wait_for_core();
       return;
     }
-    mpi::Endpoint& endpoint = *endpoints().front();
-    endpoint.world().pause().until(next_tick(parameters_.thread_poll_interval));
-    get_a_core(endpoint);
-    run_on_core(endpoint, parameters_.thread_poll_cost);
+    poll_.run(*endpoints().front());
   }
 
 private:
-  /** On a host whose cores are all held by ranks, the OS runs the woken thread when a time slice ends, or sooner
-   * if a rank of the host leaves its core (it sleeps, or finishes). */
-  void get_a_core(mpi::Endpoint& endpoint)
-  {
-    if (parameters_.thread_spare_core)
-      return;
-    sg4::Host* host   = endpoint.host();
-    auto const& world = endpoint.world();
-    auto busy         = [&world, host]() { return world.cores_held_on(host) >= host->get_core_count(); };
-    if (not busy())
-      return;
-    double slice = next_tick(parameters_.sched_quantum);
-    XBT_VERB("rank %d's thread: every core of %s is held by a rank; waits for the slice at %g s", endpoint.rank(),
-              host->get_cname(), slice);
-    queue_.waiting.push_back(&core_free_);
-    while (busy() && sg4::Engine::get_clock() < slice)
-      core_free_.wait_until(slice);
-    queue_.waiting.erase(std::find(queue_.waiting.begin(), queue_.waiting.end(), &core_free_));
-  }
-
   void run_on_core(mpi::Endpoint& endpoint, double seconds) const
   {
     if (seconds <= 0)
@@ -217,8 +307,7 @@ private:
   }
 
   const Parameters& parameters_;
-  CoreQueue& queue_;
-  mpi::Wakeup core_free_; // where it waits for a core
+  PollBeforeSteps poll_;
   SharedCore* shared_core_; // null unless the thread spins on its rank's core
 };
 

@@ -5,6 +5,7 @@
 #include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -13,23 +14,23 @@ namespace sg4 = simgrid::s4u;
 namespace progsim::mpi {
 
 namespace {
-/** Rings from actors, let go by one kernel timer at the current date once the running actors have yielded, in the
- * order they came. Resuming at once would be a simcall, which yields: the woken actor would then run amid the
- * ringer's protocol step (half done, and charging the step's runner for its own MPI calls). */
-std::vector<sg4::Actor*> rung_by_actors;
-
-void resume_once_actors_yield(sg4::Actor* sleeper)
-{
-  if (rung_by_actors.empty())
-    simgrid::kernel::timer::Timer::set(sg4::Engine::get_clock(), []() {
-      auto due = std::move(rung_by_actors);
-      rung_by_actors.clear();
-      for (auto* released : due)
-        parking::resume(released);
-    });
-  rung_by_actors.push_back(sleeper);
-}
+/** What is let go by one kernel timer at the current date once the running actors have yielded, in the order it
+ * came. Resuming at once would be a simcall, which yields: the woken actor would then run amid the ringer's protocol
+ * step (half done, and charging the step's runner for its own MPI calls). */
+std::vector<std::function<void()>> due_once_actors_yield;
 } // namespace
+
+void once_actors_yield(std::function<void()> then)
+{
+  if (due_once_actors_yield.empty())
+    simgrid::kernel::timer::Timer::set(sg4::Engine::get_clock(), []() {
+      auto due = std::move(due_once_actors_yield);
+      due_once_actors_yield.clear();
+      for (auto const& call : due)
+        call();
+    });
+  due_once_actors_yield.push_back(std::move(then));
+}
 
 void Wakeup::wait_until(double date)
 {
@@ -85,7 +86,7 @@ void Wakeup::release()
   if (sg4::Actor::is_maestro()) // a transfer's end or a timer: nothing runs amid anything
     parking::resume(sleeper_);
   else
-    resume_once_actors_yield(sleeper_);
+    once_actors_yield([sleeper = sleeper_]() { parking::resume(sleeper); });
 }
 
 void Wakeup::set_timer(double date)

@@ -4,6 +4,7 @@
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Actor.hpp>
 
+#include <functional>
 #include <limits>
 
 namespace progsim::mpi {
@@ -15,6 +16,10 @@ namespace progsim::mpi {
  * and costs the solver nothing. A ring while nobody sleeps is remembered until the next wait. An actor's ring wakes
  * the sleeper at the same date, once the actors running then have yielded: never amid the ringer's work.
  */
+/** Calls `then` from a kernel timer at the current date once the actors running now have yielded, after what was
+ * asked before (rings from actors included): never amid an actor's work. */
+void once_actors_yield(std::function<void()> then);
+
 class Wakeup {
 public:
   static constexpr double kNoDate = std::numeric_limits<double>::infinity();

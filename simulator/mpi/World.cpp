@@ -185,6 +185,16 @@ void World::spend_cpu(sg4::Host* host, double seconds)
   occupy_core(host, seconds * host->get_speed(), seconds);
 }
 
+void World::start_cpu(sg4::Host* host, double seconds, const std::function<void()>& done)
+{
+  if (never_shared(host)) {
+    simgrid::kernel::timer::Timer::set(sg4::Engine::get_clock() + seconds, [&done]() { done(); });
+    return;
+  }
+  static const std::function<void()> nothing = []() {};
+  cores_of(host).start(seconds * host->get_speed(), nothing, 0, done);
+}
+
 void World::compute(sg4::Host* host, double flops, const BusTraffic& stream)
 {
   // Paced at the computation's flops, its stream lasts at least the computation's time: on a core nobody shares,

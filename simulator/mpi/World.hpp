@@ -157,6 +157,9 @@ public:
    * speed, so the same time passes as a pause.
    */
   void spend_cpu(simgrid::s4u::Host* host, double seconds);
+  /** spend_cpu() for work that no actor waits for in place: starts it and calls `done` from the kernel when it ends
+   * (`done` must outlive it). Callable from the kernel. */
+  void start_cpu(simgrid::s4u::Host* host, double seconds, const std::function<void()>& done);
   /** A rank's computation of `flops` on `host`, as spend_cpu: at full core speed without the CPU solver where no
    * execution there ever shares a core. With `stream`, the computation's memory traffic that its caller waits for
    * after: where that stream alone ends it no earlier (see the definition), nothing more is needed. */
