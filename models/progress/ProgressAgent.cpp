@@ -80,7 +80,7 @@ void ProgressAgent::stop()
 
 void ProgressAgent::ring(mpi::Endpoint& endpoint)
 {
-  ready_by_[index_.at(&endpoint)] = -mpi::Wakeup::kNoDate;
+  ready_by(endpoint) = -mpi::Wakeup::kNoDate;
   if (not waiting_) // otherwise the agent looks at its endpoints anew before it waits
     return;
   if (first_rung_ == nullptr)
@@ -90,8 +90,8 @@ void ProgressAgent::ring(mpi::Endpoint& endpoint)
 
 void ProgressAgent::expect(mpi::Endpoint& endpoint, double date)
 {
-  double& ready_by = ready_by_[index_.at(&endpoint)];
-  ready_by         = std::min(ready_by, date);
+  double& earliest = ready_by(endpoint);
+  earliest         = std::min(earliest, date);
   if (waiting_)
     wakeup_.wake_by(date);
 }

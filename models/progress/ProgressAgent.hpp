@@ -5,9 +5,9 @@
 #include "mpi/StepRunner.hpp"
 #include "mpi/Wakeup.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
-#include <unordered_map>
 #include <vector>
 
 namespace progsim::mpi {
@@ -27,7 +27,6 @@ public:
   /** The agent also serves `endpoint`. */
   void serve(mpi::Endpoint& endpoint)
   {
-    index_.emplace(&endpoint, endpoints_.size());
     endpoints_.push_back(&endpoint);
     ready_by_.push_back(-mpi::Wakeup::kNoDate);
   }
@@ -51,6 +50,12 @@ protected:
   virtual void before_steps() {}
 
 private:
+  /** The date before which nothing is ready at `endpoint` (one of those served: a node's ranks at most, whose
+   * pointers the agent reads at every look anyway, where a hash table's entry would be one more miss). */
+  double& ready_by(const mpi::Endpoint& endpoint)
+  {
+    return ready_by_[std::find(endpoints_.begin(), endpoints_.end(), &endpoint) - endpoints_.begin()];
+  }
   /** Starts or cancels the load as it should be now. */
   void keep_load();
 
@@ -62,7 +67,6 @@ private:
   // at an endpoint reads its followed transfers, cold in the cache at scale; an agent serving a node's ranks would
   // read them all at every look. New work lowers the date (expect) or sets it to -infinity (ring).
   std::vector<double> ready_by_;
-  std::unordered_map<const mpi::Endpoint*, size_t> index_;
   mpi::Wakeup wakeup_;
   mpi::Endpoint* first_rung_ = nullptr; // whose transfer ended first while the agent waited
   mpi::HostCores* reserved_on_ = nullptr;
