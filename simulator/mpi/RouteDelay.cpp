@@ -118,6 +118,19 @@ double RouteDelay::loopback_arrival(const sg4::Host* from, const sg4::Host* to, 
   return route.loopback ? arrival_over(route, now, bytes) : -1;
 }
 
+double RouteDelay::arrival(const sg4::Host* from, const sg4::Host* to, double now, int64_t bytes,
+                           Recent& recent) const
+{
+  return arrival_over(idle_route(from, to, recent), now, bytes);
+}
+
+double RouteDelay::loopback_arrival(const sg4::Host* from, const sg4::Host* to, double now, int64_t bytes,
+                                    Recent& recent) const
+{
+  auto const& route = idle_route(from, to, recent);
+  return route.loopback ? arrival_over(route, now, bytes) : -1;
+}
+
 double RouteDelay::arrival_over(const IdleRoute& route, double now, int64_t bytes) const
 {
   if (route.latency < 0)
@@ -133,6 +146,7 @@ const RouteDelay::IdleRoute& RouteDelay::idle_route(const sg4::Host* from, const
   if (fresh) {
     if (routes_.size() > kMaxRoutes) { // bounded: an all-to-all of many hosts would keep every pair
       routes_.clear();
+      generation_++;
       it = routes_.try_emplace({from, to}).first;
     }
     it->second = read_route(from, to);
@@ -173,6 +187,27 @@ RouteDelay::IdleRoute RouteDelay::read_route(const sg4::Host* from, const sg4::H
   bool only_loopbacks = not route.empty() && std::all_of(route.begin(), route.end(), loopback) &&
                         std::all_of(back_route.begin(), back_route.end(), loopback);
   return IdleRoute{latency, rate, only_loopbacks};
+}
+
+const RouteDelay::IdleRoute& RouteDelay::idle_route(const sg4::Host* from, const sg4::Host* to, Recent& recent) const
+{
+  auto& entries = recent.entries_;
+  if (recent.generation_ != generation_) {
+    entries            = {};
+    recent.generation_ = generation_;
+  }
+  if (entries[0].from == from && entries[0].to == to)
+    return *entries[0].route;
+  if (entries[1].from != from || entries[1].to != to) {
+    const IdleRoute& route = idle_route(from, to); // may clear the table
+    if (recent.generation_ != generation_) {
+      entries            = {};
+      recent.generation_ = generation_;
+    }
+    entries[1] = Recent::Entry{from, to, &route};
+  }
+  std::swap(entries[0], entries[1]);
+  return *entries[0].route;
 }
 
 } // namespace progsim::mpi

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <array>
+#include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -40,6 +42,15 @@ public:
   /** The same for a transfer over loopback links only, which no other flow can slow; -1 for any other route. */
   double loopback_arrival(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to, double now,
                           int64_t bytes) const;
+
+  class Recent;
+  /** arrival() and loopback_arrival() for a sender that keeps the routes it used last (`recent`, one per sending
+   * rank): a rank sends to a few hosts in turn (a ring: its two neighbours), and the table of every pair's route is
+   * cold in the cache at scale, two or three misses a look. */
+  double arrival(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to, double now, int64_t bytes,
+                 Recent& recent) const;
+  double loopback_arrival(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to, double now, int64_t bytes,
+                          Recent& recent) const;
 
   /** A piecewise factor as SimGrid's smpi/lat-factor and smpi/bw-factor write it ("size:factor;..."), and its value
    * for `size`: the factor of the largest threshold strictly below `size` (1 if none is). Throws
@@ -77,6 +88,7 @@ private:
     bool loopback  = false;
   };
   const IdleRoute& idle_route(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to) const;
+  const IdleRoute& idle_route(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to, Recent& recent) const;
   IdleRoute read_route(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to) const;
   double arrival_over(const IdleRoute& route, double now, int64_t bytes) const;
 
@@ -91,6 +103,19 @@ private:
   mutable std::unordered_map<std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>, IdleRoute,
                              boost::hash<std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>>>
       routes_;
+  mutable uint64_t generation_ = 0; // counts the table's clearings: a Recent route from before is gone
+};
+
+/** The routes one sender used last, most recent first (RouteDelay::arrival with a Recent). */
+class RouteDelay::Recent {
+  friend class RouteDelay;
+  struct Entry {
+    const simgrid::s4u::Host* from = nullptr;
+    const simgrid::s4u::Host* to   = nullptr;
+    const IdleRoute* route         = nullptr;
+  };
+  std::array<Entry, 2> entries_{};
+  uint64_t generation_ = 0;
 };
 
 } // namespace progsim::mpi

@@ -59,6 +59,7 @@ World::World(Parameters parameters, trace::TraceSource traces, Placement placeme
     , records_(streams_.size())
 {
   endpoints_.reserve(streams_.size());
+  recent_routes_.resize(streams_.size());
   for (size_t rank = 0; rank < streams_.size(); rank++)
     endpoints_.push_back(nullptr);
   for (size_t rank = 0; rank < streams_.size(); rank++) {
@@ -71,14 +72,15 @@ double World::control_arrival(int from, int to, double date) const
 {
   if (not route_delay_ || parameters_.control_transfers)
     return -1;
-  return route_delay_->arrival(host_of(from), host_of(to), date, parameters_.control_bytes);
+  return route_delay_->arrival(host_of(from), host_of(to), date, parameters_.control_bytes,
+                               recent_routes_[from]);
 }
 
 double World::loopback_arrival(int from, int to, int64_t bytes, double date) const
 {
   if (not route_delay_ || parameters_.loopback_transfers)
     return -1;
-  return route_delay_->loopback_arrival(host_of(from), host_of(to), date, bytes);
+  return route_delay_->loopback_arrival(host_of(from), host_of(to), date, bytes, recent_routes_[from]);
 }
 
 void World::start()

@@ -281,6 +281,7 @@ private:
   std::unordered_map<const simgrid::s4u::Host*, std::unique_ptr<HostCores>> cores_;
   TransferWatch transfers_;
   std::optional<RouteDelay> route_delay_; // none: every message is a transfer
+  mutable std::vector<RouteDelay::Recent> recent_routes_; // by sending rank
   std::map<int, Endpoint*> polling_;
   struct CollectiveCall {
     trace::Action action; // as the first rank to reach it called it

@@ -163,6 +163,30 @@ TEST(RouteDelay, OnlyRoutesOfLoopbacksHaveADate)
             0);
 }
 
+TEST(RouteDelay, ARecentRouteGivesTheTablesDates)
+{
+  // One sender's Recent holds two routes: going round three destinations (and back to a recent one) exercises a
+  // hit on either entry and a miss; every date must be the one the table gives.
+  EXPECT_EQ(run(kCm02,
+                [](progsim::mpi::TransferWatch&, Failures& failures) {
+                  sg4::Actor::create("asker", sg4::Host::by_name("a"), [&failures]() {
+                    RouteDelay delay;
+                    RouteDelay::Recent recent;
+                    const char* order[] = {"b", "c", "b", "a", "c", "c", "a", "b", "a"};
+                    auto* a            = sg4::Host::by_name("a");
+                    for (const char* name : order) {
+                      auto* to = sg4::Host::by_name(name);
+                      if (delay.arrival(a, to, kStart, 1000, recent) != delay.arrival(a, to, kStart, 1000))
+                        failures.emplace_back(std::string("a recent route to ") + name + " gives another date");
+                      if (delay.loopback_arrival(to, to, kStart, 1000, recent) !=
+                          delay.loopback_arrival(to, to, kStart, 1000))
+                        failures.emplace_back(std::string("a recent loopback of ") + name + " gives another date");
+                    }
+                  });
+                }),
+            0);
+}
+
 /* Why a loopback must be a link of its own: SimGrid gives a flow on a FATPIPE link its bandwidth times the
  * smallest sharing penalty there over its own (maxmin.cpp), and a flow's penalty is its route's latency
  * (network_cm02.cpp). b -> b (1 ms) and b -> c (4 ms) both start at 1 s: the first flows from 1.001 s to 1.011 s;
