@@ -38,6 +38,8 @@ public:
   /** Starts an endless load of at most `bound` flop/s, served in proportion to `priority`; returns its handle. */
   uint64_t start_load(double bound, double priority);
   void stop_load(uint64_t load);
+  /** One core's speed, in flop/s. */
+  double speed() const { return speed_; }
   /** The rate every running execution gets now, in flop/s. */
   double rate() const { return rate_; }
 

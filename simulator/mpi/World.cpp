@@ -161,8 +161,8 @@ void World::copy_on_shared_cores(int rank, int64_t bytes, double seconds, double
         transfers_.when_ended(flow, done);
       }
   };
-  sg4::Host* host = host_of(rank);
-  cores_of(host).start(cpu_before * host->get_speed(), start_flows, seconds * host->get_speed(), done);
+  HostCores& cores = cores_of(host_of(rank));
+  cores.start(cpu_before * cores.speed(), start_flows, seconds * cores.speed(), done);
   parking::park();
 }
 
@@ -184,7 +184,12 @@ bool World::lets_run_ahead(const Endpoint& endpoint)
 
 void World::spend_cpu(sg4::Host* host, double seconds)
 {
-  occupy_core(host, seconds * host->get_speed(), seconds);
+  if (never_shared(host)) {
+    pause_.pass(seconds);
+    return;
+  }
+  HostCores& cores = cores_of(host);
+  cores.run(seconds * cores.speed()); // its speed at hand: the host's is a cold read at scale
 }
 
 void World::start_cpu(sg4::Host* host, double seconds, const std::function<void()>& done)
@@ -194,24 +199,18 @@ void World::start_cpu(sg4::Host* host, double seconds, const std::function<void(
     return;
   }
   static const std::function<void()> nothing = []() {};
-  cores_of(host).start(seconds * host->get_speed(), nothing, 0, done);
+  HostCores& cores = cores_of(host);
+  cores.start(seconds * cores.speed(), nothing, 0, done);
 }
 
 void World::compute(sg4::Host* host, double flops, const BusTraffic& stream)
 {
   // Paced at the computation's flops, its stream lasts at least the computation's time: on a core nobody shares,
   // waiting for the stream alone ends the computation at the same time, with one wait instead of two (as copy()).
-  if (never_shared(host) && stream.paced && not stream.empty())
-    return;
-  occupy_core(host, flops, flops / host->get_speed());
-}
-
-void World::occupy_core(sg4::Host* host, double flops, double seconds)
-{
-  if (never_shared(host))
-    pause_.pass(seconds);
-  else
+  if (not never_shared(host))
     cores_of(host).run(flops);
+  else if (not stream.paced || stream.empty())
+    pause_.pass(flops / host->get_speed());
 }
 
 HostCores& World::cores_of(const sg4::Host* host)

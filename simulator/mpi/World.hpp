@@ -252,8 +252,6 @@ private:
   void copy_on_shared_cores(int rank, int64_t bytes, double seconds, double cpu_before);
   /** Whether no execution on `host` ever shares a core (World::start): its CPU work then passes as pauses. */
   bool never_shared(const simgrid::s4u::Host* host) const { return uncontended_hosts_.count(host) != 0; }
-  /** CPU work of the calling actor: `flops` on a core of `host`, which take `seconds` on a core of its own. */
-  void occupy_core(simgrid::s4u::Host* host, double flops, double seconds);
   void update_background();
   /** Stops the run with an error naming the first collective some rank never called (the last rank is done). */
   void check_every_collective_called() const;
