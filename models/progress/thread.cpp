@@ -60,10 +60,13 @@ struct CoreQueue {
 /**
  * What a polling thread does once work is ready, before its steps: it waits for its next poll (a tick of the poll
  * interval); on a host whose cores are all held by ranks, the OS runs it when a time slice ends or sooner if a rank
- * leaves its core (it sleeps, or finishes); then the poll costs CPU. The kernel drives the three stages, so that the
- * thread's actor parks once, until the poll is done: each stage would otherwise resume it only for it to park again.
- * A thread that waits for a core looks again once the actors running when a rank left its core have yielded, as a
- * woken thread would.
+ * leaves its core (it sleeps, or finishes); then the poll costs CPU. The thread pauses until its tick itself, so that
+ * it looks at the host's cores among the actors of that date, as it always did; from there the kernel drives the
+ * wait for a core and the poll's CPU work, and the thread parks once, until the poll is done, where each would resume
+ * it only for it to park again. A thread that waits for a core looks again once the actors running when a rank left
+ * its core have yielded, as a woken thread would. (Looking from the kernel at the tick too saved a park more, but
+ * moved that look before the actors of its date: a poll then overlapped a step or not depending on whether a memory
+ * flow that ended at the same date was SimGrid's or BusShares'.)
  */
 class PollBeforeSteps {
 public:
@@ -75,11 +78,8 @@ public:
     endpoint_ = &endpoint;
     poller_   = mpi::parking::caller();
     done_     = false;
-    double tick = next_tick(parameters_.thread_poll_interval);
-    if (tick > sg4::Engine::get_clock())
-      simgrid::kernel::timer::Timer::set(tick, [this]() { look_for_core(); });
-    else
-      look_for_core();
+    endpoint.world().pause().until(next_tick(parameters_.thread_poll_interval));
+    look_for_core();
     if (not done_) {
       parked_ = true;
       mpi::parking::park();
