@@ -29,8 +29,7 @@ public:
   {
     // On the reserved core, which nothing else uses: the step's own cost and its copies, at full core speed.
     double step = work.cpu_seconds > 0 ? step_cost_ : 0;
-    endpoint.world().pause().pass(step);
-    endpoint.copy(work.copy_bytes, false);
+    endpoint.copy(work.copy_bytes, false, step); // the step, then its copy: one wait
     endpoint.add_step_seconds(step);
   }
 

@@ -274,12 +274,8 @@ public:
 
   void execute(mpi::Endpoint& endpoint, const mpi::StepWork& work) override
   {
-    if (parameters_.thread_spare_core) {
-      run_on_core(endpoint, work.cpu_seconds);
-      endpoint.copy(work.copy_bytes, false);
-    } else { // on a shared core, the step's CPU work and its copy as one execution
-      endpoint.copy(work.copy_bytes, true, work.cpu_seconds);
-    }
+    // The step's CPU work, then its copy, on the thread's own core or one it shares: one wait
+    endpoint.copy(work.copy_bytes, not parameters_.thread_spare_core, work.cpu_seconds);
     endpoint.add_step_seconds(work.cpu_seconds);
   }
 
@@ -296,15 +292,7 @@ protected:
   }
 
 private:
-  void run_on_core(mpi::Endpoint& endpoint, double seconds) const
-  {
-    if (seconds <= 0)
-      return;
-    if (parameters_.thread_spare_core) // a core of its own: nothing to share
-      endpoint.world().pause().pass(seconds);
-    else
-      endpoint.world().spend_cpu(endpoint.host(), seconds);
-  }
+
 
   const Parameters& parameters_;
   PollBeforeSteps poll_;

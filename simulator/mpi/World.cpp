@@ -103,37 +103,32 @@ void World::copy(int rank, int64_t bytes, bool shared_core, double cpu_before, d
 {
   double seconds  = copy_seconds(bytes);
   sg4::Host* host = host_of(rank);
-  if (seconds > 0 && shared_core && not never_shared(host)) {
+  if (shared_core && not never_shared(host)) {
     pause_.until(cpu_free);
-    copy_on_shared_cores(rank, bytes, seconds, cpu_before);
+    if (seconds > 0)
+      copy_on_shared_cores(rank, bytes, seconds, cpu_before);
+    else if (cpu_before > 0)
+      spend_cpu(host, cpu_before);
     return;
   }
-  // On a core nobody shares, CPU work is a pause: the copy's flows can be set to start when it ends, and the actor
-  // waits once (for them, below) where it would pause, then wait. The flows start at the same date.
-  double start     = 0;
-  const double now = sg4::Engine::get_clock();
-  if (cpu_before > 0 || cpu_free > now) {
-    if (seconds > 0 && parameters_.copy_loads_bus && never_shared(host))
-      start = std::max(now, cpu_free) + cpu_before;
-    else {
-      pause_.until(cpu_free);
-      if (cpu_before > 0)
-        spend_cpu(host, cpu_before);
-    }
-  }
-  if (seconds <= 0)
+  // On a core of its own or one nobody shares, CPU work is a pause: the copy's flows are set to start when the CPU
+  // work before it ends, and the actor waits once (for them, below) where it would pause, then wait.
+  const double now   = sg4::Engine::get_clock();
+  const double begin = cpu_before > 0 || cpu_free > now ? std::max(now, cpu_free) + cpu_before : now;
+  if (seconds <= 0) {
+    pause_.until(begin);
     return;
+  }
   BusTraffic bus; // read and write, at the copy's pace; a cached copy's bytes reach memory later, unwaited
   if (parameters_.copy_loads_bus)
-    bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, sg4::this_actor::get_host(), memory_.cached(bytes), start);
-  // Paced at the copy's speed, the flow lasts at least the copy's CPU time: on a core nobody shares, waiting for
-  // it alone ends the copy at the same time, with one activity instead of two.
+    bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, sg4::this_actor::get_host(), memory_.cached(bytes), begin);
+  // Paced at the copy's speed, the flow lasts at least the copy's CPU time: waiting for it alone ends the copy at the
+  // same time, with one activity instead of two.
   if (bus.paced && not bus.empty()) {
     bus.wait(transfers_);
     return;
   }
-  if (start > 0)
-    pause_.until(start); // the CPU work before, as the pause it is
+  pause_.until(begin); // the CPU work before, as the pause it is
   pause_.pass(seconds);
   bus.wait(transfers_);
 }

@@ -180,7 +180,7 @@ public:
    * A copy of `bytes` for `rank` by the calling actor: CPU work of copy_seconds(bytes), on a core of the rank's host
    * shared with the ranks (`shared_core`) or on one of its own, while the data crosses the memory bus of the rank's
    * data twice (read and write) at the copy's pace, sharing it with every other flow there. It takes the longer of
-   * the two. `cpu_before`: seconds of CPU work on the rank's shared core that come first (a step's, a post's), from
+   * the two. `cpu_before`: seconds of CPU work on the same core that come first (a step's, a post's), from
    * `cpu_free` on (the rank's date, RankClock; 0: now).
    */
   void copy(int rank, int64_t bytes, bool shared_core, double cpu_before = 0, double cpu_free = 0);
