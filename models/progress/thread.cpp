@@ -28,8 +28,8 @@
 #include <xbt/log.h>
 
 #include <algorithm>
-#include <functional>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -292,8 +292,6 @@ protected:
   }
 
 private:
-
-
   const Parameters& parameters_;
   PollBeforeSteps poll_;
   SharedCore* shared_core_; // null unless the thread spins on its rank's core

@@ -192,18 +192,12 @@ RouteDelay::IdleRoute RouteDelay::read_route(const sg4::Host* from, const sg4::H
 const RouteDelay::IdleRoute& RouteDelay::idle_route(const sg4::Host* from, const sg4::Host* to, Recent& recent) const
 {
   auto& entries = recent.entries_;
-  if (recent.generation_ != generation_) {
-    entries            = {};
-    recent.generation_ = generation_;
-  }
+  recent.keep_up_with(generation_);
   if (entries[0].from == from && entries[0].to == to)
     return *entries[0].route;
   if (entries[1].from != from || entries[1].to != to) {
     const IdleRoute& route = idle_route(from, to); // may clear the table
-    if (recent.generation_ != generation_) {
-      entries            = {};
-      recent.generation_ = generation_;
-    }
+    recent.keep_up_with(generation_);
     entries[1] = Recent::Entry{from, to, &route};
   }
   std::swap(entries[0], entries[1]);

@@ -114,6 +114,14 @@ class RouteDelay::Recent {
     const simgrid::s4u::Host* to   = nullptr;
     const IdleRoute* route         = nullptr;
   };
+  /** Forgets its routes if the table was cleared since (they pointed into it). */
+  void keep_up_with(uint64_t generation)
+  {
+    if (generation_ != generation) {
+      entries_    = {};
+      generation_ = generation;
+    }
+  }
   std::array<Entry, 2> entries_{};
   uint64_t generation_ = 0;
 };

@@ -36,30 +36,24 @@ void TransferWatch::watch(const Flow& flow, Endpoint& endpoint, StepRunner& runn
 {
   if (flow.finish_time() >= 0) // already over: nothing will end it again
     endpoint.transfer_ended(runner);
-  else if (flow.shared) // BusShares ends it from the kernel too
-    flow.shared->on_end.emplace_back([&endpoint, &runner]() { endpoint.transfer_ended(runner); });
   else
-    watched_[flow.transfer->get_impl()].push_back(Watcher{&endpoint, &runner, nullptr, {}});
+    when_ended(flow, [&endpoint, &runner]() { endpoint.transfer_ended(runner); });
 }
 
 void TransferWatch::park_until_ended(const Flow& flow)
 {
   if (flow.finish_time() >= 0)
     return;
-  simgrid::s4u::Actor* parked = parking::caller();
-  if (flow.shared)
-    flow.shared->on_end.emplace_back([parked]() { parking::resume(parked); });
-  else
-    watched_[flow.transfer->get_impl()].push_back(Watcher{nullptr, nullptr, parked, {}});
+  when_ended(flow, [parked = parking::caller()]() { parking::resume(parked); });
   parking::park(); // nothing since the look let the kernel run: the end cannot have come before the actor parks
 }
 
 void TransferWatch::when_ended(const Flow& flow, std::function<void()> then)
 {
-  if (flow.shared)
+  if (flow.shared) // BusShares ends it from the kernel too
     flow.shared->on_end.push_back(std::move(then));
   else
-    watched_[flow.transfer->get_impl()].push_back(Watcher{nullptr, nullptr, nullptr, std::move(then)});
+    watched_[flow.transfer->get_impl()].push_back(std::move(then));
 }
 
 void TransferWatch::ended(const simgrid::kernel::activity::ActivityImpl* transfer)
@@ -69,14 +63,8 @@ void TransferWatch::ended(const simgrid::kernel::activity::ActivityImpl* transfe
     return;
   auto watchers = std::move(it->second);
   watched_.erase(it);
-  for (auto const& watcher : watchers) {
-    if (watcher.parked != nullptr)
-      parking::resume(watcher.parked);
-    else if (watcher.then)
-      watcher.then();
-    else
-      watcher.endpoint->transfer_ended(*watcher.runner);
-  }
+  for (auto const& then : watchers)
+    then();
 }
 
 } // namespace progsim::mpi

@@ -39,16 +39,10 @@ public:
   void when_ended(const Flow& flow, std::function<void()> then);
 
 private:
-  struct Watcher {
-    Endpoint* endpoint;
-    StepRunner* runner;
-    simgrid::s4u::Actor* parked = nullptr; // or an actor parked until the end
-    std::function<void()> then;            // or what to do then
-  };
   void ended(const simgrid::kernel::activity::ActivityImpl* transfer);
 
-  // A transfer may be followed at both ends (a rendezvous's data): its watchers, in the order they came.
-  using Watchers = boost::container::small_vector<Watcher, 2>;
+  // A transfer may be followed at both ends (a rendezvous's data): what its end calls, in the order it came.
+  using Watchers = boost::container::small_vector<std::function<void()>, 2>;
   std::unordered_map<const simgrid::kernel::activity::ActivityImpl*, Watchers> watched_;
 };
 

@@ -65,7 +65,8 @@ int same_ends(const std::vector<FlowSpec>& flows, const std::vector<std::string>
         auto* e = sg4::Engine::get_instance();
         for (size_t i = 0; i < flows.size(); i++) {
           FlowSpec f = flows[i];
-          sg4::Actor::create("flow" + std::to_string(i), e->host_by_name("core1"), [&watch, &shares, e, f, i, simgrid_end, closed_end]() {
+          sg4::Actor::create("flow" + std::to_string(i), e->host_by_name("core1"),
+                             [&watch, &shares, e, f, i, simgrid_end, closed_end]() {
             auto comm = progsim::mpi::transfer_starts::sendto(e->host_by_name("core1"), e->host_by_name("mem1"),
                                                               static_cast<uint64_t>(f.bytes), f.rate, f.start);
             shares->start(f.bytes, f.rate, f.start)->on_end.emplace_back([i, closed_end]() {
