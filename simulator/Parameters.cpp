@@ -52,6 +52,7 @@ constexpr Spec k_progress_calls{"progsim/rank-progress", "", "Where a rank runs 
 constexpr Spec k_poll_in_wait{"progsim/poll-in-wait", "", "A rank waiting in MPI polls and keeps using its core, as Open MPI and MPICH do by default (yes or no): on a host with more ranks and threads than cores it takes CPU from the others"};
 constexpr Spec k_pipeline_depth{"progsim/pipeline-depth", "fragments", "Fragments of a pipelined rendezvous in flight at once"};
 constexpr Spec k_control_bytes{"progsim/control-bytes", "B", "Bytes of a control message (RTS, CTS, FIN)"};
+constexpr Spec k_steps_in_kernel{"progsim/steps-in-kernel", "", "A rank blocked in a wait on a host whose cores are shared has the protocol steps it runs meanwhile run by SimGrid's kernel, each step's CPU work an execution whose end has the step take effect, and the rank's actor parks once for the wait (yes: fewer actor switches, a faster replay; same-date events may run in another order), or runs each step itself, parking for each (no)"};
 constexpr Spec k_bus_sharing{"progsim/bus-sharing", "", "How the flows on a memory bus share it: as SimGrid transfers that its max-min solver shares (simgrid), or in closed form where only flows to that memory cross the bus (closed-form: the same ends within 1 ns, no transfer, a faster replay)"};
 constexpr Spec k_run_ahead{"progsim/run-ahead", "", "A rank whose core nobody else uses and whose steps nobody else runs (none, offload without offloads) lets its CPU work run ahead of SimGrid's clock until it next looks at arrivals, with one pause for all of it (yes: exact, fewer actor switches, a faster replay), or pauses for each overhead and computation (no)"};
 constexpr Spec k_loopback_transfers{"progsim/loopback-transfers", "", "Messages between two ranks of a host, over links that the platform marks as its loopback, are SimGrid transfers (yes), or arrive after the time their route takes them, computed from SimGrid's network model (no: exact, since nothing else crosses those links; fewer transfers, a faster replay; transfers anyway under network models other than SMPI, CM02 and LV08)"};
@@ -107,6 +108,7 @@ struct Flags {
   Flag<bool> control_transfers{k_control_transfers.key, k_control_transfers.description, false};
   Flag<bool> loopback_transfers{k_loopback_transfers.key, k_loopback_transfers.description, false};
   Flag<bool> run_ahead{k_run_ahead.key, k_run_ahead.description, true};
+  Flag<bool> steps_in_kernel{k_steps_in_kernel.key, k_steps_in_kernel.description, true};
   Flag<std::string> bus_sharing{k_bus_sharing.key, k_bus_sharing.description, "closed-form"};
   Flag<double> envelope_bytes{k_envelope_bytes.key, k_envelope_bytes.description, 16.0};
   Flag<double> detached{k_detached.key, k_detached.description, 65536.0};
@@ -216,6 +218,7 @@ Parameters Parameters::from_flags()
   p.control_transfers             = f.control_transfers.get();
   p.loopback_transfers            = f.loopback_transfers.get();
   p.run_ahead                     = f.run_ahead.get();
+  p.steps_in_kernel               = f.steps_in_kernel.get();
   p.bus_sharing                   = choice(k_bus_sharing, f.bus_sharing.get(), {"simgrid", "closed-form"});
   p.pipeline_depth                = f.pipeline_depth.get();
   p.control_bytes                 = bytes(k_control_bytes, f.control_bytes.get());
@@ -295,6 +298,7 @@ std::vector<ParameterInfo> Parameters::describe()
       info(k_control_transfers, f.control_transfers.get() ? "yes" : "no"),
       info(k_loopback_transfers, f.loopback_transfers.get() ? "yes" : "no"),
       info(k_run_ahead, f.run_ahead.get() ? "yes" : "no"),
+      info(k_steps_in_kernel, f.steps_in_kernel.get() ? "yes" : "no"),
       info(k_bus_sharing, f.bus_sharing.get()),
       info(k_envelope_bytes, number(f.envelope_bytes.get())),
       info(k_detached, number(f.detached.get())),

@@ -48,6 +48,7 @@ struct Parameters {
   bool control_transfers = false;             // control messages are transfers (else an idle route's time)
   bool loopback_transfers = false;            // messages over loopback links are transfers (else their route's time)
   bool run_ahead = true;                      // a rank's CPU work on a core of its own runs ahead of SimGrid's clock
+  bool steps_in_kernel = true;                // a rank's steps in its waits on shared cores are run by the kernel
   std::string bus_sharing = "closed-form";    // memory buses' flows: SimGrid transfers, or closed-form (BusShares)
   int64_t envelope_bytes = 16;                // header added to every message, as SMPI does
   int64_t detached_threshold = 65536;         // direct protocol: sends below this complete at once

@@ -45,9 +45,12 @@ def test_a_bus_shared_in_closed_form_gives_simgrids_times(tmp_path: Path, progre
         runs = run_both(tmp_path / name.replace(" ", "-").replace(",", ""), ranks, progress)
         same_times(runs["closed-form"], runs["simgrid"], PRECISION)
     # Eight ranks streaming, copying and sending at the same dates: the same times when each rank pauses for each
-    # piece of CPU work. Running ahead, ranks whose streams end at one date resume in another order (BusShares ends
-    # them in the order they began, SimGrid in its heap's), and the ties fall otherwise: 2.5e-4 here under `none`.
-    runs = run_both(tmp_path / "contention", CONTENTION, progress, "progsim/run-ahead:no")
+    # piece of CPU work and runs each of its steps itself. Running ahead, or with their steps run by the kernel, ranks
+    # whose streams end at one date resume in another order (BusShares ends them in the order they began, SimGrid in
+    # its heap's), and the ties fall otherwise: 2.5e-4 here under `none` running ahead, 1.3e-4 under `thread` with
+    # the kernel's steps (seven ranks post to one at the same date, and its thread takes the first it was sent).
+    runs = run_both(tmp_path / "contention", CONTENTION, progress, "progsim/run-ahead:no",
+                    "progsim/steps-in-kernel:no")
     same_times(runs["closed-form"], runs["simgrid"], PRECISION)
     runs = run_both(tmp_path / "contention-ahead", CONTENTION, progress)
     assert runs["closed-form"]["simulated_time"] == pytest.approx(runs["simgrid"]["simulated_time"], rel=1e-3)

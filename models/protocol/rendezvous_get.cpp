@@ -21,16 +21,21 @@ public:
     mpi::RequestPtr send = envelope.send;
     auto const& params   = receiver.world().parameters();
     auto pull            = receiver.transfer(send->owner, receiver.rank(), envelope.bytes + params.envelope_bytes);
-    if (receiver.world().same_node(send->owner, receiver.rank()))
-      receiver.copy_in_step(envelope.bytes); // the single copy keeps the runner's core busy while the bus moves it
     mpi::StepMessage message{send->id, send->owner, envelope.bytes};
-    receiver.follow(pull, mpi::Step::TransferDone, message, [&receiver, receive, send]() {
-      receiver.complete(receive);
-      auto* finish = new mpi::Message();
-      finish->kind = mpi::Message::Kind::Finish;
-      finish->send = send;
-      receiver.send_message(send->owner, finish, receiver.world().parameters().control_bytes);
-    });
+    auto follow_pull = [&receiver, pull, message, receive, send]() {
+      receiver.follow(pull, mpi::Step::TransferDone, message, [&receiver, receive, send]() {
+        receiver.complete(receive);
+        auto* finish = new mpi::Message();
+        finish->kind = mpi::Message::Kind::Finish;
+        finish->send = send;
+        receiver.send_message(send->owner, finish, receiver.world().parameters().control_bytes);
+      }, receive->collective != nullptr);
+    };
+    if (receiver.world().same_node(send->owner, receiver.rank()))
+      receiver.copy_in_step(envelope.bytes, follow_pull); // the single copy keeps the runner's core busy while the
+                                                          // bus moves it
+    else
+      follow_pull();
   }
 };
 } // namespace

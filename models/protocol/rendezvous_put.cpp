@@ -57,9 +57,11 @@ protected:
   virtual int64_t window(const mpi::Endpoint&) const { return 1; }
 
 private:
+  /** Starts fragments while the window has room, one after the other: each one's copy, in shared memory, comes
+   * before the next one starts. */
   void fill_window(mpi::Endpoint& sender, const std::shared_ptr<Push>& push) const
   {
-    while (push->started < push->fragments && push->started - push->ended < window(sender))
+    if (push->started < push->fragments && push->started - push->ended < window(sender))
       start_fragment(sender, push);
   }
 
@@ -70,22 +72,28 @@ private:
     int64_t size   = std::min(push->fragment, send->bytes - offset);
     int64_t wire   = size + (push->started == 0 ? sender.world().parameters().envelope_bytes : 0);
     push->started++;
-    auto data = sender.transfer(sender.rank(), send->peer, wire);
+    auto data             = sender.transfer(sender.rank(), send->peer, wire);
+    auto follow_then_next = [this, &sender, push, data, size]() {
+      const mpi::RequestPtr& send = push->send;
+      sender.follow(data, mpi::Step::TransferDone, mpi::StepMessage{send->id, send->peer, size}, [this, &sender, push]() {
+        push->ended++;
+        if (push->ended < push->fragments) {
+          fill_window(sender, push);
+          return;
+        }
+        sender.complete(push->send);
+        auto* finish    = new mpi::Message();
+        finish->kind    = mpi::Message::Kind::Finish;
+        finish->send    = push->send; // names the message in timelines
+        finish->receive = push->receive;
+        sender.send_message(push->receive->owner, finish, sender.world().parameters().control_bytes);
+      }, send->collective != nullptr);
+      fill_window(sender, push);
+    };
     if (sender.world().same_node(sender.rank(), send->peer))
-      sender.copy_in_step(size); // shared memory: the sender's CPU writes into the receiver's buffer
-    sender.follow(data, mpi::Step::TransferDone, mpi::StepMessage{send->id, send->peer, size}, [this, &sender, push]() {
-      push->ended++;
-      if (push->ended < push->fragments) {
-        fill_window(sender, push);
-        return;
-      }
-      sender.complete(push->send);
-      auto* finish    = new mpi::Message();
-      finish->kind    = mpi::Message::Kind::Finish;
-      finish->send    = push->send; // names the message in timelines
-      finish->receive = push->receive;
-      sender.send_message(push->receive->owner, finish, sender.world().parameters().control_bytes);
-    });
+      sender.copy_in_step(size, follow_then_next); // shared memory: the sender's CPU writes into the receiver's buffer
+    else
+      follow_then_next();
   }
 };
 

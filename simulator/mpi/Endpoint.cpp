@@ -1,4 +1,5 @@
 #include "mpi/Endpoint.hpp"
+#include "mpi/KernelWait.hpp"
 #include "mpi/World.hpp"
 #include "mpi/MessageProtocol.hpp"
 #include "mpi/TransferStarts.hpp"
@@ -39,6 +40,8 @@ Endpoint::Endpoint(World& world, int rank, sg4::Host* host)
     , host_(host)
 {
 }
+
+Endpoint::~Endpoint() = default;
 
 RequestPtr Endpoint::make_request(bool is_send, int peer, int tag, int64_t bytes, Context context)
 {
@@ -88,7 +91,7 @@ RequestPtr Endpoint::start_collective(Schedule schedule, int tag)
     StepRunner& runner = world_.progress().collective_runner(*this, Step::TransferDone, rank_);
     if (&runner != &own_runner_ && world_.progress().starts_collective_rounds(runner))
       follow_by(runner, Transfer{transfer_starts::sendto(host_, host_, 1), {}}, Step::TransferDone,
-                [collective]() { collective->advance(); });
+                [collective]() { collective->advance(); }, true);
   }
   return handle;
 }
@@ -190,6 +193,10 @@ void Endpoint::send_message(int destination, Message* message, int64_t bytes)
     work.copy_bytes = message->envelope.bytes;
   StepRunner& runner = world_.progress().runner(receiver, step, rank_);
   Followed followed{{}, {}, step, work, &runner, [&receiver, message]() { receiver.handle(message); }, message};
+  bool envelope = message->kind == Message::Kind::Eager || message->kind == Message::Kind::RequestToSend;
+  followed.in_collective = envelope ? message->envelope.context == Context::Collective
+                                    : (message->send && message->send->collective != nullptr) ||
+                                          (message->receive && message->receive->collective != nullptr);
   double arrival = message->kind == Message::Kind::Eager ? -1 : world_.control_arrival(rank_, destination, clock());
   if (arrival >= 0) { // a control message: an arrival date, no transfer (RouteDelay says why)
     bytes_sent_      += bytes;
@@ -209,9 +216,11 @@ void Endpoint::deliver(int destination, Message* message)
   world_.endpoint(destination).handle(message);
 }
 
-void Endpoint::follow(const Transfer& transfer, Step step, const StepMessage& message, Callback on_done)
+void Endpoint::follow(const Transfer& transfer, Step step, const StepMessage& message, Callback on_done,
+                      bool in_collective)
 {
-  follow_by(world_.progress().runner(*this, step, message.peer), transfer, step, std::move(on_done), message);
+  follow_by(world_.progress().runner(*this, step, message.peer), transfer, step, std::move(on_done), in_collective,
+            message);
 }
 
 void Endpoint::follow(const Transfer& transfer, const Request& request, Step step, const StepMessage& message,
@@ -220,15 +229,16 @@ void Endpoint::follow(const Transfer& transfer, const Request& request, Step ste
   auto& progress = world_.progress();
   follow_by(request.collective != nullptr ? progress.collective_runner(*this, step, message.peer)
                                           : progress.runner(*this, step, message.peer),
-            transfer, step, std::move(on_done), message);
+            transfer, step, std::move(on_done), request.collective != nullptr, message);
 }
 
 void Endpoint::follow_by(StepRunner& runner, const Transfer& transfer, Step step, Callback on_done,
-                         const StepMessage& message)
+                         bool in_collective, const StepMessage& message)
 {
   Followed followed{transfer.wire, transfer.memory, step, StepWork{world_.progress().costs().step_overhead, 0},
                     &runner, std::move(on_done)};
-  followed.arrives = transfer.arrives;
+  followed.arrives       = transfer.arrives;
+  followed.in_collective = in_collective;
   describe(followed, message);
   add_followed(std::move(followed));
 }
@@ -239,7 +249,7 @@ void Endpoint::describe(Followed& followed, const StepMessage& message) const
     return;
   followed.about        = message;
   followed.origin_time  = clock();
-  followed.origin_actor = sg4::this_actor::get_name();
+  followed.origin_actor = actor_name();
 }
 
 void Endpoint::add_followed(Followed followed)
@@ -305,13 +315,7 @@ void Endpoint::run_step(StepRunner& runner, Step step, const StepWork& work, con
                         const StepMessage& about, double origin_time, std::string_view origin_actor,
                         double arrival_time)
 {
-  XBT_VERB("rank %d: %s step by %s (%g s CPU, %lld B copied)", rank_, std::string(step_name(step)).c_str(),
-            std::string(runner.name()).c_str(), work.cpu_seconds, static_cast<long long>(work.copy_bytes));
-  uint64_t serial = 0;
-  if (world_.observes_steps())
-    serial = world_.step_started(StepEvent{0, rank_, clock(), step, runner.name(),
-                                           sg4::this_actor::get_name(), work.cpu_seconds, about, origin_time,
-                                           origin_actor, arrival_time});
+  uint64_t serial      = step_begins(runner, step, work, about, origin_time, origin_actor, arrival_time);
   int64_t outer_copied = step_copied_;
   step_copied_         = work.copy_bytes;
   runner.execute(*this, work); // the step's time passes before its effect
@@ -319,16 +323,45 @@ void Endpoint::run_step(StepRunner& runner, Step step, const StepWork& work, con
   running_          = &runner;
   effect();
   running_ = outer;
-  if (serial != 0)
-    world_.step_ended(StepEnd{serial, clock(), step_copied_});
+  step_ends(serial);
   step_copied_ = outer_copied;
 }
 
-void Endpoint::copy_in_step(int64_t bytes)
+uint64_t Endpoint::step_begins(const StepRunner& runner, Step step, const StepWork& work, const StepMessage& about,
+                               double origin_time, std::string_view origin_actor, double arrival_time)
+{
+  XBT_VERB("rank %d: %s step by %s (%g s CPU, %lld B copied)", rank_, std::string(step_name(step)).c_str(),
+            std::string(runner.name()).c_str(), work.cpu_seconds, static_cast<long long>(work.copy_bytes));
+  if (not world_.observes_steps())
+    return 0;
+  return world_.step_started(StepEvent{0, rank_, clock(), step, runner.name(), actor_name(), work.cpu_seconds, about,
+                                       origin_time, origin_actor, arrival_time});
+}
+
+void Endpoint::step_ends(uint64_t serial) const
+{
+  if (serial != 0)
+    world_.step_ended(StepEnd{serial, clock(), step_copied_});
+}
+
+std::string Endpoint::actor_name() const
+{
+  // Only a rank's wait (KernelWait) runs steps from the kernel: the kernel acts for that rank.
+  if (kernel_wait_ && sg4::Actor::is_maestro())
+    return kernel_wait_->rank_actor_name();
+  return sg4::this_actor::get_name();
+}
+
+void Endpoint::copy_in_step(int64_t bytes, const std::function<void()>& then)
 {
   xbt_assert(running_ != nullptr, "a copy in a step needs a step being run");
   step_copied_ += bytes;
+  if (kernel_step_) { // the kernel runs the rank's step: the copy goes on from there
+    kernel_wait_->copy_then(bytes, then);
+    return;
+  }
   running_->execute(*this, StepWork{0, bytes});
+  then();
 }
 
 /* ---------- posting, by the rank inside an MPI call ---------- */
@@ -451,34 +484,50 @@ Transfer Endpoint::transfer(int from, int to, int64_t bytes, bool data)
 
 void Endpoint::progress(StepRunner& runner)
 {
-  // A transfer is over once SimGrid gave it a finish time: a look at it needs no simcall, where
-  // Activity::test_any costs one per look (and most looks find nothing ready). Steps run in the order their
-  // transfers were followed, as test_any would find them.
+  // Steps run in the order their transfers were followed, as Activity::test_any would find them.
   while (true) {
     if (&runner == &own_runner_) // what arrives by the rank's date is known once SimGrid's clock is there too
       catch_up();
-    auto it = std::find_if(followed_.begin(), followed_.end(),
-                           [this, &runner](const Followed& f) { return ready_for(runner, f); });
-    if (it == followed_.end())
+    Followed* ready = first_ready(runner);
+    if (ready == nullptr)
       break;
-    if (world_.observes_steps()) // the step could run once its last flow ended (maybe long before a runner looked)
-      it->arrival_time = std::max({it->arrival_time, it->origin_time,
-                                   it->activity ? it->activity.finish_time() : it->arrives});
-    if (not it->after.empty()) { // the step waits for the transfer's other flows too
-      it->activity = it->after.back();
-      it->after.pop_back();
-      announce(*it);
-      continue;
-    }
-    Followed done = std::move(*it);
-    followed_.erase(it);
-    // What the NIC wrote is read from memory: behind the computations' queued requests when they load it.
-    done.work.cpu_seconds += world_.memory().access_stall(rank_);
+    Followed done = take(ready);
     run_step(runner, done.step, done.work, done.on_done, done.about, done.origin_time, done.origin_actor,
              done.arrival_time);
   }
   if (&runner == &own_runner_ && not collectives_.empty())
     advance_collectives();
+}
+
+Endpoint::Followed* Endpoint::first_ready(StepRunner& runner)
+{
+  // A transfer is over once SimGrid gave it a finish time: a look at it needs no simcall, where
+  // Activity::test_any costs one per look (and most looks find nothing ready).
+  while (true) {
+    auto it = std::find_if(followed_.begin(), followed_.end(),
+                           [this, &runner](const Followed& f) { return ready_for(runner, f); });
+    if (it == followed_.end())
+      return nullptr;
+    if (world_.observes_steps()) // the step could run once its last flow ended (maybe long before a runner looked)
+      it->arrival_time = std::max({it->arrival_time, it->origin_time,
+                                   it->activity ? it->activity.finish_time() : it->arrives});
+    if (it->after.empty())
+      return &*it;
+    // the step waits for the transfer's other flows too
+    it->activity = it->after.back();
+    it->after.pop_back();
+    announce(*it);
+  }
+}
+
+Endpoint::Followed Endpoint::take(Followed* ready)
+{
+  auto it       = followed_.begin() + (ready - followed_.data());
+  Followed done = std::move(*it);
+  followed_.erase(it);
+  // What the NIC wrote is read from memory: behind the computations' queued requests when they load it.
+  done.work.cpu_seconds += world_.memory().access_stall(rank_);
+  return done;
 }
 
 double Endpoint::next_ready(const StepRunner& runner) const
@@ -514,8 +563,31 @@ void Endpoint::rank_expects(double date)
     wakeup_.wake_by(date);
 }
 
+bool Endpoint::waits_in_kernel()
+{
+  // Where the rank's CPU work is a pause (a core nobody shares, a clock running ahead) its steps cost no park.
+  if (shares_cores_ < 0) // the host's sharing is known once the run started: looked up once (a cold read at scale)
+    shares_cores_ = world_.parameters().steps_in_kernel && not world_.never_shared(host_) ? 1 : 0;
+  return shares_cores_ == 1 && not runs_ahead_ && collectives_.empty();
+}
+
+void Endpoint::call_and_wait(const RequestPtr& request, double call_seconds, std::function<void()> blocked)
+{
+  if (not kernel_wait_)
+    kernel_wait_ = std::make_unique<KernelWait>(*this);
+  if (kernel_wait_->run(request, call_seconds, std::move(blocked)))
+    return;
+  do // a step the rank must run itself is ready
+    progress(own_runner_);
+  while (not kernel_wait_->run(request));
+}
+
 void Endpoint::wait(const RequestPtr& request)
 {
+  if (waits_in_kernel()) {
+    call_and_wait(request, 0, nullptr);
+    return;
+  }
   progress(own_runner_);
   while (not request->complete()) {
     double next = next_ready(own_runner_);

@@ -18,6 +18,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,7 @@ namespace progsim::mpi {
 
 class World;
 class Endpoint;
+class KernelWait;
 
 /** A protocol message between two endpoints: a transfer from the sender's host to the receiver's carries it. */
 struct Message {
@@ -63,6 +65,7 @@ public:
 class Endpoint {
 public:
   Endpoint(World& world, int rank, simgrid::s4u::Host* host);
+  ~Endpoint();
 
   int rank() const { return rank_; }
   simgrid::s4u::Host* host() const { return host_; }
@@ -100,6 +103,11 @@ public:
 
   /** Blocks the calling rank until `request` completes, running its own steps meanwhile. */
   void wait(const RequestPtr& request);
+  /** An MPI call of `call_seconds` of CPU work that waits for `request`, where waits_in_kernel(): the call's work,
+   * then, unless the request is complete by then, `blocked()` (from the kernel) and wait(), all in one park. */
+  void call_and_wait(const RequestPtr& request, double call_seconds, std::function<void()> blocked);
+  /** Whether the rank's waits have their steps run by SimGrid's kernel (KernelWait) from now on. */
+  bool waits_in_kernel();
   /** One MPI_Test: a progress pass of the rank's own steps and a look at the request. */
   bool test(const RequestPtr& request);
 
@@ -110,16 +118,19 @@ public:
   void send_message(int destination, Message* message, int64_t bytes);
   /** Hands an envelope to `destination`'s matching at once, with no transfer and no step (SMPI's direct protocol). */
   void deliver(int destination, Message* message);
-  /** Runs `on_done` as a step of this endpoint once `transfer` ends (a transfer of `message`, with its peer). */
-  void follow(const Transfer& transfer, Step step, const StepMessage& message, std::function<void()> on_done);
+  /** Runs `on_done` as a step of this endpoint once `transfer` ends (a transfer of `message`, with its peer);
+   * `in_collective`: the step may complete a collective's request (whose next round the runner may post). */
+  void follow(const Transfer& transfer, Step step, const StepMessage& message, std::function<void()> on_done,
+              bool in_collective);
   /** The same, for a transfer of `request`: a non-blocking collective's round has the mechanism's collective runner. */
   void follow(const Transfer& transfer, const Request& request, Step step, const StepMessage& message,
               std::function<void()> on_done);
   /** Starts a transfer of `bytes` from rank `from`'s host to rank `to`'s (counted as sent by `from`); when it
    * carries data (not a protocol's control message) between nodes, with its DMA at both ends. */
   Transfer transfer(int from, int to, int64_t bytes, bool data = true);
-  /** Copies `bytes` in the step being run, by its runner (a single-copy shared-memory transfer). */
-  void copy_in_step(int64_t bytes);
+  /** Copies `bytes` in the step being run, by its runner (a single-copy shared-memory transfer), then goes on with
+   * the step's effect: `then` (at once after the copy in an actor; from the kernel where the kernel runs the step). */
+  void copy_in_step(int64_t bytes, const std::function<void()>& then);
 
   /** CPU work of the rank itself inside an MPI call (posting overheads, buffer copies): not a protocol step. */
   void spend(double cpu_seconds, int64_t copy_bytes = 0);
@@ -151,6 +162,7 @@ public:
   void copy(int64_t bytes, bool shared_core, double cpu_before = 0);
 
 private:
+  friend class KernelWait;
   using Callback = std::function<void()>;
   struct Followed {
     Flow activity;            // the one watched now (none: a control message, see arrives)
@@ -167,6 +179,7 @@ private:
     std::string origin_actor{};
     double arrival_time = -1; // when its last flow ended
     double arrives      = -1; // without activity: when it arrives (World::control_arrival, World::loopback_arrival)
+    bool in_collective  = true; // its effect may complete a collective's request: it may post the next round
 
     bool arrived(double now) const { return activity ? activity.finish_time() >= 0 : arrives <= now; }
   };
@@ -176,6 +189,12 @@ private:
   {
     return handles(runner, *followed.runner) && followed.arrived(clock());
   }
+  /** The first followed transfer ready for `runner`'s step, once its other flows have ended too; null if none. */
+  Followed* first_ready(StepRunner& runner);
+  /** Takes `ready` (from first_ready) off the followed list, with what reading the NIC's data costs its step. */
+  Followed take(Followed* ready);
+  /** The actor that acts for this endpoint now: the calling one, or the rank's where the kernel runs its steps. */
+  std::string actor_name() const;
   RequestPtr make_request(bool is_send, int peer, int tag, int64_t bytes, Context context);
   TimedPause& world_pause();
   /** Posting costs: the rank's inside its MPI calls; the runner's when a runner posts (a collective's next round). */
@@ -186,7 +205,7 @@ private:
   /** Has `followed`'s runner (and its rank, if it runs that runner's steps too) told when it is ready. */
   void announce(const Followed& followed);
   void follow_by(StepRunner& runner, const Transfer& transfer, Step step, std::function<void()> on_done,
-                 const StepMessage& message = {});
+                 bool in_collective, const StepMessage& message = {});
   /** Notes, for timelines, which message a followed transfer belongs to and who started it, now. */
   void describe(Followed& followed, const StepMessage& message) const;
   /** Runs one step: its runner takes the time it costs, then it takes effect. Timelines see it start, with `about`
@@ -194,6 +213,11 @@ private:
   void run_step(StepRunner& runner, Step step, const StepWork& work, const Callback& effect,
                 const StepMessage& about = {}, double origin_time = -1, std::string_view origin_actor = {},
                 double arrival_time = -1);
+  /** run_step's first part, before the runner's time passes: logs and tells timelines. Returns the step's serial
+   * for step_ends (0: not observed). */
+  uint64_t step_begins(const StepRunner& runner, Step step, const StepWork& work, const StepMessage& about,
+                       double origin_time, std::string_view origin_actor, double arrival_time);
+  void step_ends(uint64_t serial) const;
 
   // Explicit protocol steps.
   void handle(Message* message);
@@ -217,6 +241,9 @@ private:
   std::map<std::pair<int, uint64_t>, Message*> early_;       // envelopes that overtook an earlier one
   std::map<uint64_t, RequestPtr> live_;                      // by request id
   std::vector<std::shared_ptr<CollectiveRequest>> collectives_; // non-blocking ones not complete yet
+  std::unique_ptr<KernelWait> kernel_wait_; // how the rank's waits run their steps from the kernel, once made
+  bool kernel_step_ = false; // the kernel runs a step of the rank (KernelWait): its effect must not block
+  int8_t shares_cores_ = -1; // whether steps_in_kernel applies to this rank's host (-1: not looked up yet)
   int64_t bytes_sent_   = 0;
   double step_seconds_  = 0;
   double copy_seconds_  = 0;

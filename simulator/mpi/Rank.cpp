@@ -132,6 +132,30 @@ void Rank::wait(const RequestPtr& request)
   reduce_if_done(request);
 }
 
+void Rank::call_and_wait(const RequestPtr& request)
+{
+  if (request == nullptr || request->complete() || not endpoint_.waits_in_kernel()) {
+    pay_call();
+    if (request)
+      wait(request);
+    return;
+  }
+  double blocked_at = -1;
+  RankRecord& record = world_.record(rank_);
+  endpoint_.call_and_wait(request, world_.progress().costs().call_overhead, [this, &record, &request, &blocked_at]() {
+    blocked_at         = sg4::Engine::get_clock();
+    record.waiting_for = request;
+    world_.set_activity(rank_, Activity::Blocked);
+  });
+  if (blocked_at >= 0) { // as wait() after a call that left the request pending
+    world_.progress().wait_ended(endpoint_);
+    record.waiting_for = nullptr;
+    record.blocked_seconds += endpoint_.clock() - blocked_at;
+    world_.set_activity(rank_, Activity::InMpi);
+  }
+  reduce_if_done(request);
+}
+
 void Rank::reduce_if_done(const RequestPtr& request)
 {
   if (reductions_.empty() || not request->complete())
@@ -202,14 +226,12 @@ void Rank::run(const Action& a)
       store_.add(post(false, a.peer, a.tag, a.bytes, Context::PointToPoint), a.peer, rank_, a.tag);
       break;
     case ActionType::Wait: {
-      pay_call();
       bool found         = false;
       RequestPtr request = store_.pop(a.peer, a.peer2, a.tag, found);
       if (not found) // SMPI's tracer writes no wait for a null request: this one names none that was posted
         world_.invalid_mpi(rank_, "wait for " + request_name(a) + " but " + pending_kind(a) +
                                       " of this rank is pending under that name");
-      if (request) // a null one: the request completed in an earlier test
-        wait(request);
+      call_and_wait(request); // a null one: the request completed in an earlier test
       break;
     }
     case ActionType::Test: {

@@ -18,6 +18,9 @@ private:
   void replay();
   /** Blocks until `request` completes (a blocked rank, as timelines and deadlock reports see it). */
   void wait(const RequestPtr& request);
+  /** A wait call: its cost, then wait() for `request` (null: none); where the kernel runs the rank's waits, all in
+   * one park of the rank's actor (Endpoint::call_and_wait). */
+  void call_and_wait(const RequestPtr& request);
   /** The next action of the trace, or null at its end. */
   const trace::Action* read_next(trace::ActionStream& actions);
   void run(const trace::Action& action);

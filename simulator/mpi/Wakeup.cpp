@@ -32,20 +32,41 @@ void once_actors_yield(std::function<void()> then)
   due_once_actors_yield.push_back(std::move(then));
 }
 
-void Wakeup::wait_until(double date)
+bool Wakeup::begin(double date)
 {
   if (rung_) {
     rung_ = false;
-    return;
+    return false;
   }
   date = std::min(date, std::exchange(expected_, kNoDate));
   if (date <= sg4::Engine::get_clock())
-    return;
+    return false;
   blocked_  = true;
   released_ = false;
-  sleeper_  = parking::caller();
-  set_timer(date); // nothing between here and parking lets the kernel run: no ring can come before the actor parks
+  set_timer(date);
+  return true;
+}
+
+void Wakeup::wait_until(double date)
+{
+  if (not begin(date))
+    return;
+  sleeper_ = parking::caller(); // nothing between the timer and parking lets the kernel run: no ring comes before
   parking::park();
+  end();
+}
+
+bool Wakeup::wait_then(double date, std::function<void()> then)
+{
+  if (not begin(date))
+    return false;
+  sleeper_ = nullptr;
+  then_    = std::move(then);
+  return true;
+}
+
+void Wakeup::end()
+{
   blocked_ = false;
   if (timer_ != nullptr) { // rung before the date
     timer_->remove();
@@ -83,10 +104,18 @@ void Wakeup::release()
   if (released_)
     return;
   released_ = true;
-  if (sg4::Actor::is_maestro()) // a transfer's end or a timer: nothing runs amid anything
-    parking::resume(sleeper_);
+  std::function<void()> wake;
+  if (sleeper_ != nullptr)
+    wake = [sleeper = sleeper_]() { parking::resume(sleeper); };
   else
-    once_actors_yield([sleeper = sleeper_]() { parking::resume(sleeper); });
+    wake = [this, then = std::move(then_)]() {
+      end();
+      then();
+    };
+  if (sg4::Actor::is_maestro()) // a transfer's end or a timer: nothing runs amid anything
+    wake();
+  else
+    once_actors_yield(std::move(wake));
 }
 
 void Wakeup::set_timer(double date)

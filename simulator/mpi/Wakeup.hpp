@@ -26,16 +26,24 @@ public:
 
   /** Blocks the calling actor until ring() or `date` (kNoDate: none); at once if it rang since its last wait. */
   void wait_until(double date);
+  /** The same wait with nobody blocked: `then` runs from the kernel when it ends. Returns false, and never calls
+   * `then`, if the wait is over at once. */
+  bool wait_then(double date, std::function<void()> then);
   /** Ends the current wait, or else the next one at once. Callable from the kernel. */
   void ring();
   /** Brings the current wait's date forward to `date` when it is earlier (something more becomes ready then). */
   void wake_by(double date);
 
 private:
+  /** Starts a wait that `release` ends; false if it is over at once. */
+  bool begin(double date);
   void release();
+  /** The wait is over: its timer goes, and the sleeper goes on. */
+  void end();
   void set_timer(double date);
 
   simgrid::s4u::Actor* sleeper_        = nullptr; // parked in the current wait
+  std::function<void()> then_;                    // or what runs when it ends
   simgrid::kernel::timer::Timer* timer_ = nullptr;
   double date_   = kNoDate; // of the current wait
   bool blocked_  = false;

@@ -105,9 +105,12 @@ void World::copy(int rank, int64_t bytes, bool shared_core, double cpu_before, d
   sg4::Host* host = host_of(rank);
   if (shared_core && not never_shared(host)) {
     pause_.until(cpu_free);
-    if (seconds > 0)
-      copy_on_shared_cores(rank, bytes, seconds, cpu_before);
-    else if (cpu_before > 0)
+    if (seconds > 0) { // the actor parks once, until the copy is done
+      CoreCopy copy;
+      copy.done = [copier = parking::caller()]() { parking::resume(copier); };
+      copy_on_shared_cores(rank, bytes, seconds, cpu_before, copy);
+      parking::park();
+    } else if (cpu_before > 0)
       spend_cpu(host, cpu_before);
     return;
   }
@@ -133,32 +136,37 @@ void World::copy(int rank, int64_t bytes, bool shared_core, double cpu_before, d
   bus.wait(transfers_);
 }
 
-void World::copy_on_shared_cores(int rank, int64_t bytes, double seconds, double cpu_before)
+void World::copy_on_shared_cores(int rank, int64_t bytes, double seconds, double cpu_before, CoreCopy& copy)
 {
   // The CPU work before and the copy are one execution on the shared cores; the copy's flows start between its
-  // parts, from the kernel; the actor parks once, until the later of its CPU work's end and its flows' ends. Two
-  // executions and a wait for each flow would park it up to four times for the same dates.
-  sg4::Actor* copier         = parking::caller();
-  const sg4::Host* on        = copier->get_host();
-  int pending                = 1; // the execution, then each flow still running
-  std::function<void()> done = [&pending, copier]() {
-    if (--pending == 0)
-      parking::resume(copier);
+  // parts, from the kernel; it is done at the later of its CPU work's end and its flows' ends. Two executions and a
+  // wait for each flow would park an actor up to four times for the same dates.
+  copy.pending   = 1;
+  copy.one_ended = [&copy]() {
+    if (--copy.pending == 0)
+      copy.done();
   };
-  BusTraffic bus; // held until the actor resumes: the transfers live as long as someone holds them
-  std::function<void()> start_flows = [&]() {
+  copy.start_flows = [this, &copy, rank, bytes, seconds]() {
     if (not parameters_.copy_loads_bus)
       return;
-    bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, on, memory_.cached(bytes));
-    for (auto const& flow : bus.transfers)
+    copy.bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, host_of(rank), memory_.cached(bytes));
+    for (auto const& flow : copy.bus.transfers)
       if (flow.finish_time() < 0) {
-        pending++;
-        transfers_.when_ended(flow, done);
+        copy.pending++;
+        transfers_.when_ended(flow, copy.one_ended);
       }
   };
   HostCores& cores = cores_of(host_of(rank));
-  cores.start(cpu_before * cores.speed(), start_flows, seconds * cores.speed(), done);
-  parking::park();
+  cores.start(cpu_before * cores.speed(), copy.start_flows, seconds * cores.speed(), copy.one_ended);
+}
+
+void World::start_copy(int rank, int64_t bytes, double cpu_before, CoreCopy& copy)
+{
+  double seconds = copy_seconds(bytes);
+  if (seconds > 0)
+    copy_on_shared_cores(rank, bytes, seconds, cpu_before, copy);
+  else
+    start_cpu(host_of(rank), cpu_before, copy.done);
 }
 
 int64_t World::memory_bytes(const trace::Action& compute) const

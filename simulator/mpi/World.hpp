@@ -36,6 +36,17 @@ std::string_view activity_name(Activity activity);
 /** Whether a rank in this activity occupies a core (sleeping, starting and finished ranks do not). */
 bool holds_a_core(Activity activity);
 
+/** A copy on a host's shared cores (World::start_copy): one execution in two parts whose second is the copy's CPU
+ * work, with the copy's flows started between them; `done` runs from the kernel once the execution and every flow
+ * have ended. */
+struct CoreCopy {
+  std::function<void()> done;
+  int pending = 0;   // the execution, then each flow still running
+  BusTraffic bus;    // held to the end: the transfers live as long as someone holds them
+  std::function<void()> start_flows;
+  std::function<void()> one_ended;
+};
+
 /** Per-rank accounting, filled while the rank runs. */
 struct RankRecord {
   Activity activity        = Activity::Starting;
@@ -157,6 +168,8 @@ public:
    * speed, so the same time passes as a pause.
    */
   void spend_cpu(simgrid::s4u::Host* host, double seconds);
+  /** Whether no execution on `host` ever shares a core (World::start): its CPU work then passes as pauses. */
+  bool never_shared(const simgrid::s4u::Host* host) const { return uncontended_hosts_.count(host) != 0; }
   /** spend_cpu() for work that no actor waits for in place: starts it and calls `done` from the kernel when it ends
    * (`done` must outlive it). Callable from the kernel. */
   void start_cpu(simgrid::s4u::Host* host, double seconds, const std::function<void()>& done);
@@ -184,6 +197,9 @@ public:
    * `cpu_free` on (the rank's date, RankClock; 0: now).
    */
   void copy(int rank, int64_t bytes, bool shared_core, double cpu_before = 0, double cpu_free = 0);
+  /** A copy on the shared cores of `rank`'s host (copy() with `shared_core`, from its date on) that nobody waits
+   * for in place: `copy.done` runs from the kernel at its end. `copy` must outlive it. Callable from the kernel. */
+  void start_copy(int rank, int64_t bytes, double cpu_before, CoreCopy& copy);
   /** The bytes a `compute` action moves through memory: its trace's count, else its flops over the computations'
    * arithmetic intensity (progsim/compute-intensity), else none. */
   int64_t memory_bytes(const trace::Action& compute) const;
@@ -249,9 +265,7 @@ public:
 
 private:
   /** copy() where its CPU work competes for the rank's host's cores: one execution, one park. */
-  void copy_on_shared_cores(int rank, int64_t bytes, double seconds, double cpu_before);
-  /** Whether no execution on `host` ever shares a core (World::start): its CPU work then passes as pauses. */
-  bool never_shared(const simgrid::s4u::Host* host) const { return uncontended_hosts_.count(host) != 0; }
+  void copy_on_shared_cores(int rank, int64_t bytes, double seconds, double cpu_before, CoreCopy& copy);
   void update_background();
   /** Stops the run with an error naming the first collective some rank never called (the last rank is done). */
   void check_every_collective_called() const;
