@@ -47,8 +47,8 @@ def test_a_bus_shared_in_closed_form_gives_simgrids_times(tmp_path: Path, progre
     # Eight ranks streaming, copying and sending at the same dates: the same times when each rank pauses for each
     # piece of CPU work and runs each of its steps itself. Running ahead, or with their steps run by the kernel, ranks
     # whose streams end at one date resume in another order (BusShares ends them in the order they began, SimGrid in
-    # its heap's), and the ties fall otherwise: 2.5e-4 here under `none` running ahead, 1.3e-4 under `thread` with
-    # the kernel's steps (seven ranks post to one at the same date, and its thread takes the first it was sent).
+    # its heap's), and the ties fall otherwise: 2.5e-4 here under `none` running ahead, 1.4e-3 (2.9e-6 s) under
+    # `thread` with the kernel's steps (a rank's steps take effect from SimGrid's timers, before its ended transfers).
     runs = run_both(tmp_path / "contention", CONTENTION, progress, "progsim/run-ahead:no",
                     "progsim/steps-in-kernel:no")
     same_times(runs["closed-form"], runs["simgrid"], PRECISION)

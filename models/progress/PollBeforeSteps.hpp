@@ -13,6 +13,7 @@
 #include <simgrid/s4u/Host.hpp>
 
 #include <functional>
+#include <utility>
 #include <vector>
 
 namespace progsim::models::progress {
@@ -58,6 +59,17 @@ public:
     }
   }
 
+  /** run() with nobody waiting in place: calls `then` from the kernel once the poll is done (at once if it takes no
+   * time). The thread looks for a core at its tick among the actors of that date, as its actor did (ActorRound). */
+  void start(mpi::Endpoint& endpoint, std::function<void()> then)
+  {
+    endpoint_ = &endpoint;
+    poller_   = nullptr;
+    done_     = false;
+    then_     = std::move(then);
+    endpoint.world().actor_round().at(next_tick(parameters_.thread_poll_interval), [this]() { look_for_core(); });
+  }
+
   /** A rank of the host left its core: if waiting for one, look again once the running actors have yielded. */
   void core_freed()
   {
@@ -101,10 +113,13 @@ private:
   double waiting_until_        = -1; // the slice's end, while it waits for a core
   bool look_pending_           = false;
   simgrid::kernel::timer::Timer* slice_end_ = nullptr;
+  std::function<void()> then_; // what comes once the poll is done, where nobody waits in place (start())
   const std::function<void()> polled_ = [this]() {
     done_ = true;
     if (parked_)
       mpi::parking::resume(poller_);
+    else if (then_)
+      std::exchange(then_, nullptr)();
   };
 };
 

@@ -1,5 +1,7 @@
 #include "progress/ProgressAgent.hpp"
+#include "mpi/ActorParking.hpp"
 #include "mpi/Endpoint.hpp"
+#include "mpi/World.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -48,7 +50,16 @@ mpi::Endpoint* ProgressAgent::ready_endpoint(double& next_ready)
 
 void ProgressAgent::operator()()
 {
+  if (runs_from_kernel() && not endpoints_.empty() && endpoints_.front()->world().parameters().steps_in_kernel) {
+    actor_ = mpi::parking::caller();
+    steps_.emplace(*this, actor_);
+  }
   while (not stopping_) {
+    if (steps_) {
+      if (mpi::Endpoint* ready = loop_in_kernel())
+        ready->progress(*this); // a step only an actor can run, and those after it
+      continue;
+    }
     keep_load(); // CPU this agent takes from the ranks while some rank runs
     double next_ready    = mpi::Wakeup::kNoDate;
     mpi::Endpoint* ready = ready_endpoint(next_ready);
@@ -64,6 +75,60 @@ void ProgressAgent::operator()()
     ready->progress(*this);
   }
   keep_load();
+}
+
+mpi::Endpoint* ProgressAgent::loop_in_kernel()
+{
+  loop_over_      = false;
+  left_for_actor_ = nullptr;
+  look_from_kernel();
+  if (not loop_over_) {
+    parked_ = true;
+    mpi::parking::park();
+    parked_ = false;
+  }
+  return left_for_actor_;
+}
+
+void ProgressAgent::look_from_kernel()
+{
+  // The actor's loop, step for step.
+  while (not stopping_) {
+    keep_load();
+    double next_ready    = mpi::Wakeup::kNoDate;
+    mpi::Endpoint* ready = ready_endpoint(next_ready);
+    if (ready == nullptr) {
+      waiting_ = true;
+      // Woken, it looks where its actor would: after the kernel's events of that date.
+      if (wakeup_.wait_then(next_ready, [this]() {
+            endpoints_.front()->world().actor_round().at(sg4::Engine::get_clock(), [this]() {
+              waiting_ = false;
+              look_from_kernel();
+            });
+          }))
+        return;
+      waiting_ = false;
+      continue;
+    }
+    start_before_steps(*ready, [this, ready]() {
+      steps_->run(*ready, [this, ready](bool for_actor) {
+        if (for_actor)
+          kernel_loop_over(ready);
+        else // where the agent's actor would look again: after the kernel's events of this date
+          ready->world().actor_round().at(sg4::Engine::get_clock(), [this]() { look_from_kernel(); });
+      });
+    });
+    return;
+  }
+  kernel_loop_over(nullptr);
+}
+
+void ProgressAgent::kernel_loop_over(mpi::Endpoint* for_actor)
+{
+  loop_over_      = true;
+  left_for_actor_ = for_actor;
+  if (parked_)
+    mpi::parking::resume(actor_);
 }
 
 void ProgressAgent::pause_load(bool paused)

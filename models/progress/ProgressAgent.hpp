@@ -2,11 +2,13 @@
 #pragma once
 
 #include "mpi/HostCores.hpp"
+#include "mpi/KernelSteps.hpp"
 #include "mpi/StepRunner.hpp"
 #include "mpi/Wakeup.hpp"
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -20,6 +22,11 @@ namespace progsim::models::progress {
  * Waits for anything it must handle on its endpoints (an arrived message, a finished transfer) and runs the steps.
  * A progress thread, a reserved core and a NIC are agents; they differ in when they look (before_steps) and in
  * what a step costs them (execute).
+ *
+ * An agent whose steps the kernel may run (runs_from_kernel, progsim/steps-in-kernel) has its loop run by the kernel
+ * too: its looks, its waits, the time before its steps (start_before_steps) and the steps themselves (KernelSteps).
+ * Its actor parks until a step only an actor can run is ready (one that may post a collective's round), runs it,
+ * and parks again.
  */
 class ProgressAgent : public mpi::StepRunner {
 public:
@@ -48,6 +55,9 @@ public:
 protected:
   /** Called once something is ready, before the steps run (a polling thread waits for its next poll here). */
   virtual void before_steps() {}
+  /** before_steps() with nobody waiting in place: calls `then` from the kernel once it is over (at once if it takes
+   * no time). For agents that run_from_kernel(). */
+  virtual void start_before_steps(mpi::Endpoint&, std::function<void()> then) { then(); }
 
 private:
   /** The date before which nothing is ready at `endpoint` (one of those served: a node's ranks at most, whose
@@ -61,6 +71,12 @@ private:
 
   /** The endpoint with a step to run now, if any, and otherwise when the next one is ready. */
   mpi::Endpoint* ready_endpoint(double& next_ready);
+  /** The loop, run by the kernel: returns once a step that only the agent's actor can run is ready (its endpoint)
+   * or the agent stops (null). */
+  mpi::Endpoint* loop_in_kernel();
+  /** The kernel's loop: looks at the endpoints, then runs what is ready, or waits for it. */
+  void look_from_kernel();
+  void kernel_loop_over(mpi::Endpoint* for_actor);
 
   std::vector<mpi::Endpoint*> endpoints_;
   // Per endpoint, a date before which none of its steps for this agent is ready (-infinity: look at it). Each look
@@ -75,6 +91,12 @@ private:
   double reserved_bound_ = 0;
   bool stopping_         = false;
   bool waiting_          = false; // blocked in its wait: ready work must ring
+  // Where the kernel runs the loop: the steps, the actor parked meanwhile, and why the loop ended.
+  std::optional<mpi::KernelSteps> steps_;
+  simgrid::s4u::Actor* actor_    = nullptr;
+  bool parked_                   = false;
+  bool loop_over_                = false;
+  mpi::Endpoint* left_for_actor_ = nullptr;
 };
 
 } // namespace progsim::models::progress

@@ -32,6 +32,13 @@ public:
     endpoint.copy(work.copy_bytes, false, step); // the step, then its copy: one wait
     endpoint.add_step_seconds(step);
   }
+  bool runs_from_kernel() const override { return true; }
+  bool start(mpi::Endpoint& endpoint, const mpi::StepWork& work, mpi::CoreCopy& state) override
+  {
+    double step = work.cpu_seconds > 0 ? step_cost_ : 0;
+    endpoint.add_step_seconds(step);
+    return endpoint.start_copy(work.copy_bytes, false, step, state, endpoint.host());
+  }
 
 private:
   double step_cost_;

@@ -45,6 +45,11 @@ public:
     // The NIC's processor handles the event; data moves by DMA, so no core copies anything.
     endpoint.world().pause().pass(latency_);
   }
+  bool runs_from_kernel() const override { return true; }
+  bool start(mpi::Endpoint& endpoint, const mpi::StepWork&, mpi::CoreCopy& state) override
+  {
+    return endpoint.start_copy(0, false, latency_, state, endpoint.host());
+  }
 
 private:
   double latency_;

@@ -25,8 +25,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(progsim_thread, progsim, "Progress threads: polls, time slices, steps");
@@ -50,6 +52,14 @@ public:
     endpoint.copy(work.copy_bytes, not parameters_.thread_spare_core, work.cpu_seconds);
     endpoint.add_step_seconds(work.cpu_seconds);
   }
+  /** A spinning thread's core is its rank's, in turns that its actor waits for. */
+  bool runs_from_kernel() const override { return shared_core_ == nullptr; }
+  bool start(mpi::Endpoint& endpoint, const mpi::StepWork& work, mpi::CoreCopy& state) override
+  {
+    endpoint.add_step_seconds(work.cpu_seconds);
+    return endpoint.start_copy(work.copy_bytes, not parameters_.thread_spare_core, work.cpu_seconds, state,
+                               endpoint.host());
+  }
 
 protected:
   /** Something is ready: the thread sees it at its next poll, once it has a core, and the poll costs CPU. Until
@@ -61,6 +71,10 @@ protected:
       return;
     }
     poll_.run(*endpoints().front());
+  }
+  void start_before_steps(mpi::Endpoint& endpoint, std::function<void()> then) override
+  {
+    poll_.start(endpoint, std::move(then));
   }
 
 private:

@@ -1,4 +1,5 @@
 #include "mpi/Endpoint.hpp"
+#include "mpi/KernelSteps.hpp"
 #include "mpi/KernelWait.hpp"
 #include "mpi/World.hpp"
 #include "mpi/MessageProtocol.hpp"
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <stdexcept>
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(progsim_protocol, progsim, "Protocol steps of every rank: who runs what, when");
 
@@ -22,6 +24,17 @@ void RankRunner::execute(Endpoint& endpoint, const StepWork& work)
 {
   endpoint.spend(work.cpu_seconds, work.copy_bytes);
   endpoint.add_step_seconds(work.cpu_seconds);
+}
+
+bool RankRunner::start(Endpoint& endpoint, const StepWork& work, CoreCopy& state)
+{
+  endpoint.add_step_seconds(work.cpu_seconds);
+  return endpoint.start_copy(work.copy_bytes, true, work.cpu_seconds, state, endpoint.host());
+}
+
+bool StepRunner::start(Endpoint&, const StepWork&, CoreCopy&)
+{
+  throw std::logic_error("this runner's steps run in its actor only");
 }
 
 void RankRunner::ring(Endpoint& endpoint)
@@ -159,6 +172,13 @@ void Endpoint::copy(int64_t bytes, bool shared_core, double cpu_before)
 {
   world_.copy(rank_, bytes, shared_core, cpu_before, clock_.hand_over());
   copy_seconds_ += world_.copy_seconds(bytes);
+}
+
+bool Endpoint::start_copy(int64_t bytes, bool shared_core, double cpu_before, CoreCopy& state,
+                          const sg4::Host* copier)
+{
+  copy_seconds_ += world_.copy_seconds(bytes);
+  return world_.start_copy(rank_, bytes, shared_core, cpu_before, state, copier);
 }
 
 namespace {
@@ -346,18 +366,15 @@ void Endpoint::step_ends(uint64_t serial) const
 
 std::string Endpoint::actor_name() const
 {
-  // Only a rank's wait (KernelWait) runs steps from the kernel: the kernel acts for that rank.
-  if (kernel_wait_ && sg4::Actor::is_maestro())
-    return kernel_wait_->rank_actor_name();
-  return sg4::this_actor::get_name();
+  return kernel_actor_ != nullptr ? kernel_actor_->get_name() : sg4::this_actor::get_name();
 }
 
 void Endpoint::copy_in_step(int64_t bytes, const std::function<void()>& then)
 {
   xbt_assert(running_ != nullptr, "a copy in a step needs a step being run");
   step_copied_ += bytes;
-  if (kernel_step_) { // the kernel runs the rank's step: the copy goes on from there
-    kernel_wait_->copy_then(bytes, then);
+  if (kernel_steps_ != nullptr) { // the kernel runs the step: the copy goes on from there
+    kernel_steps_->copy_then(bytes, then);
     return;
   }
   running_->execute(*this, StepWork{0, bytes});

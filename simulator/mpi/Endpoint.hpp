@@ -28,6 +28,7 @@ namespace progsim::mpi {
 class World;
 class Endpoint;
 class KernelWait;
+class KernelSteps;
 
 /** A protocol message between two endpoints: a transfer from the sender's host to the receiver's carries it. */
 struct Message {
@@ -52,6 +53,8 @@ class RankRunner : public StepRunner {
 public:
   std::string_view name() const override { return "rank"; }
   void execute(Endpoint& endpoint, const StepWork& work) override;
+  bool runs_from_kernel() const override { return true; }
+  bool start(Endpoint& endpoint, const StepWork& work, CoreCopy& state) override;
   void ring(Endpoint& endpoint) override;
   void expect(Endpoint& endpoint, double date) override;
 };
@@ -160,9 +163,13 @@ public:
   /** Copies `bytes` on this rank's host, in the calling actor (World::copy), after `cpu_before` seconds of other CPU
    * work on the same core, and counts the copy's CPU time. */
   void copy(int64_t bytes, bool shared_core, double cpu_before = 0);
+  /** copy() by an actor on `copier` that does not wait in place (World::start_copy); false if it takes no time. */
+  bool start_copy(int64_t bytes, bool shared_core, double cpu_before, CoreCopy& state,
+                  const simgrid::s4u::Host* copier);
 
 private:
   friend class KernelWait;
+  friend class KernelSteps;
   using Callback = std::function<void()>;
   struct Followed {
     Flow activity;            // the one watched now (none: a control message, see arrives)
@@ -242,7 +249,8 @@ private:
   std::map<uint64_t, RequestPtr> live_;                      // by request id
   std::vector<std::shared_ptr<CollectiveRequest>> collectives_; // non-blocking ones not complete yet
   std::unique_ptr<KernelWait> kernel_wait_; // how the rank's waits run their steps from the kernel, once made
-  bool kernel_step_ = false; // the kernel runs a step of the rank (KernelWait): its effect must not block
+  KernelSteps* kernel_steps_ = nullptr;          // who runs the step taking effect from the kernel, if any
+  const simgrid::s4u::Actor* kernel_actor_ = nullptr; // the actor the kernel acts for meanwhile
   int8_t shares_cores_ = -1; // whether steps_in_kernel applies to this rank's host (-1: not looked up yet)
   int64_t bytes_sent_   = 0;
   double step_seconds_  = 0;

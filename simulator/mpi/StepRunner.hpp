@@ -7,6 +7,7 @@
 namespace progsim::mpi {
 
 class Endpoint;
+struct CoreCopy;
 
 /** A protocol step, named for timelines: what arrived or finished, and so what its runner has to do. */
 enum class Step : uint8_t {
@@ -47,6 +48,11 @@ public:
   virtual std::string_view name() const = 0;
   /** Takes the time `work` costs this runner, in the calling actor (which is this runner's). */
   virtual void execute(Endpoint& endpoint, const StepWork& work) = 0;
+  /** Whether SimGrid's kernel may run this runner's steps (KernelSteps), start() standing for execute(). */
+  virtual bool runs_from_kernel() const { return false; }
+  /** execute() with nobody waiting in place: starts the work `work` costs, whose end calls `state.done` from the
+   * kernel; false if it takes no time (nothing started). Only where runs_from_kernel(). */
+  virtual bool start(Endpoint& endpoint, const StepWork& work, CoreCopy& state);
   /** Something this runner handles at `endpoint` is ready now (a transfer it follows ended): if it waits, it looks
    * again. */
   virtual void ring(Endpoint& endpoint) = 0;

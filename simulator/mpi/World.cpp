@@ -92,6 +92,8 @@ void World::start()
     sg4::Actor::create("rank-" + std::to_string(rank), host_of(rank), Rank(*this, rank));
   }
   progress_->start(*this);
+  if (parameters_.steps_in_kernel)
+    actor_round_.start(host_of(0));
 
   for (auto const& [host, ranks] : ranks_on_) {
     if (cores_suffice(host, progress_->extra_cpu_users(*this, host)))
@@ -108,7 +110,7 @@ void World::copy(int rank, int64_t bytes, bool shared_core, double cpu_before, d
     if (seconds > 0) { // the actor parks once, until the copy is done
       CoreCopy copy;
       copy.done = [copier = parking::caller()]() { parking::resume(copier); };
-      copy_on_shared_cores(rank, bytes, seconds, cpu_before, copy);
+      copy_on_shared_cores(rank, bytes, seconds, cpu_before, copy, sg4::this_actor::get_host());
       parking::park();
     } else if (cpu_before > 0)
       spend_cpu(host, cpu_before);
@@ -136,7 +138,8 @@ void World::copy(int rank, int64_t bytes, bool shared_core, double cpu_before, d
   bus.wait(transfers_);
 }
 
-void World::copy_on_shared_cores(int rank, int64_t bytes, double seconds, double cpu_before, CoreCopy& copy)
+void World::copy_on_shared_cores(int rank, int64_t bytes, double seconds, double cpu_before, CoreCopy& copy,
+                                 const sg4::Host* copier)
 {
   // The CPU work before and the copy are one execution on the shared cores; the copy's flows start between its
   // parts, from the kernel; it is done at the later of its CPU work's end and its flows' ends. Two executions and a
@@ -146,10 +149,10 @@ void World::copy_on_shared_cores(int rank, int64_t bytes, double seconds, double
     if (--copy.pending == 0)
       copy.done();
   };
-  copy.start_flows = [this, &copy, rank, bytes, seconds]() {
+  copy.start_flows = [this, &copy, rank, bytes, seconds, copier]() {
     if (not parameters_.copy_loads_bus)
       return;
-    copy.bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, host_of(rank), memory_.cached(bytes));
+    copy.bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, copier, memory_.cached(bytes));
     for (auto const& flow : copy.bus.transfers)
       if (flow.finish_time() < 0) {
         copy.pending++;
@@ -160,13 +163,40 @@ void World::copy_on_shared_cores(int rank, int64_t bytes, double seconds, double
   cores.start(cpu_before * cores.speed(), copy.start_flows, seconds * cores.speed(), copy.one_ended);
 }
 
-void World::start_copy(int rank, int64_t bytes, double cpu_before, CoreCopy& copy)
+bool World::start_copy(int rank, int64_t bytes, bool shared_core, double cpu_before, CoreCopy& copy,
+                       const sg4::Host* copier)
 {
-  double seconds = copy_seconds(bytes);
-  if (seconds > 0)
-    copy_on_shared_cores(rank, bytes, seconds, cpu_before, copy);
+  // What copy() does, step for step, with `copy` counting what must end instead of an actor waiting for each.
+  const double seconds = copy_seconds(bytes);
+  sg4::Host* host      = host_of(rank);
+  if (shared_core && not never_shared(host)) {
+    if (seconds > 0)
+      copy_on_shared_cores(rank, bytes, seconds, cpu_before, copy, copier);
+    else if (cpu_before > 0)
+      start_cpu(host, cpu_before, copy.done);
+    return seconds > 0 || cpu_before > 0;
+  }
+  const double now   = sg4::Engine::get_clock();
+  const double begin = now + std::max(cpu_before, 0.0);
+  copy.pending       = 1; // the CPU work (a timer at its end), then each flow still running
+  copy.one_ended     = [&copy]() {
+    if (--copy.pending == 0)
+      copy.done();
+  };
+  if (seconds > 0 && parameters_.copy_loads_bus)
+    copy.bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, copier, memory_.cached(bytes), begin);
+  const bool paced = copy.bus.paced && not copy.bus.empty(); // its flows alone end it no earlier than its CPU work
+  for (auto const& flow : copy.bus.transfers)
+    if (flow.finish_time() < 0) {
+      copy.pending++;
+      transfers_.when_ended(flow, copy.one_ended);
+    }
+  const double cpu_end = paced ? now : begin + std::max(seconds, 0.0);
+  if (cpu_end > now)
+    simgrid::kernel::timer::Timer::set(cpu_end, [&copy]() { copy.one_ended(); });
   else
-    start_cpu(host_of(rank), cpu_before, copy.done);
+    copy.pending--;
+  return copy.pending > 0;
 }
 
 int64_t World::memory_bytes(const trace::Action& compute) const

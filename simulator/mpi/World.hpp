@@ -2,6 +2,7 @@
 #pragma once
 
 #include "Parameters.hpp"
+#include "mpi/ActorRound.hpp"
 #include "mpi/BusPolicy.hpp"
 #include "mpi/RouteDelay.hpp"
 #include "mpi/MemorySystem.hpp"
@@ -187,6 +188,8 @@ public:
   HostCores& cores_of(const simgrid::s4u::Host* host);
   /** How an actor that holds no resource lets time pass (a core of its own, a NIC, a tick to wait for). */
   TimedPause& pause() { return pause_; }
+  /** Where the kernel has calls made among the actors of a date (progsim/steps-in-kernel). */
+  ActorRound& actor_round() { return actor_round_; }
   /** Who hears of each followed transfer's end. */
   TransferWatch& transfers() { return transfers_; }
   /**
@@ -197,9 +200,11 @@ public:
    * `cpu_free` on (the rank's date, RankClock; 0: now).
    */
   void copy(int rank, int64_t bytes, bool shared_core, double cpu_before = 0, double cpu_free = 0);
-  /** A copy on the shared cores of `rank`'s host (copy() with `shared_core`, from its date on) that nobody waits
-   * for in place: `copy.done` runs from the kernel at its end. `copy` must outlive it. Callable from the kernel. */
-  void start_copy(int rank, int64_t bytes, double cpu_before, CoreCopy& copy);
+  /** copy() from now on by an actor on `copier` that does not wait in place: `copy.done` runs from the kernel at its
+   * end, which `copy` must outlive. Returns false, with nothing started, when it takes no time. Callable from the
+   * kernel. */
+  bool start_copy(int rank, int64_t bytes, bool shared_core, double cpu_before, CoreCopy& copy,
+                  const simgrid::s4u::Host* copier);
   /** The bytes a `compute` action moves through memory: its trace's count, else its flops over the computations'
    * arithmetic intensity (progsim/compute-intensity), else none. */
   int64_t memory_bytes(const trace::Action& compute) const;
@@ -265,7 +270,8 @@ public:
 
 private:
   /** copy() where its CPU work competes for the rank's host's cores: one execution, one park. */
-  void copy_on_shared_cores(int rank, int64_t bytes, double seconds, double cpu_before, CoreCopy& copy);
+  void copy_on_shared_cores(int rank, int64_t bytes, double seconds, double cpu_before, CoreCopy& copy,
+                            const simgrid::s4u::Host* copier);
   void update_background();
   /** Stops the run with an error naming the first collective some rank never called (the last rank is done). */
   void check_every_collective_called() const;
@@ -290,6 +296,7 @@ private:
   std::unordered_map<const simgrid::s4u::Host*, int> ranks_on_;
   std::unordered_set<const simgrid::s4u::Host*> uncontended_hosts_;
   TimedPause pause_;
+  ActorRound actor_round_;
   std::unordered_map<const simgrid::s4u::Host*, std::unique_ptr<HostCores>> cores_;
   TransferWatch transfers_;
   std::optional<RouteDelay> route_delay_; // none: every message is a transfer

@@ -1,0 +1,75 @@
+/* Protocol steps that SimGrid's kernel runs for a runner whose actor stays parked. */
+#pragma once
+
+#include "mpi/Endpoint.hpp"
+#include "mpi/World.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+namespace progsim::mpi {
+
+/**
+ * Runs the ready steps of one runner at an endpoint from SimGrid's kernel (progsim/steps-in-kernel). Its actor would
+ * park for each step's work, once per step; here each step's work is started (StepRunner::start: its CPU work and its
+ * copy), its end has the step take effect, and the next ready step follows. A copy in the middle of an effect
+ * (Endpoint::copy_in_step) goes on from the kernel at the copy's end. A step whose effect may post a collective's next
+ * round (CPU work in the middle of the effect, which only an actor can wait for) is left to the runner's actor.
+ *
+ * The steps, their costs and their order are the runner's own; what moves is where each step takes effect among the
+ * events of its date: from the kernel at the end of its work, where the resumed actor ran it after the actors already
+ * running at that date.
+ */
+class KernelSteps {
+public:
+  /** The steps of `runner`, run for its actor `actor`, on whose host it copies and whom timelines name. */
+  KernelSteps(StepRunner& runner, const simgrid::s4u::Actor* actor) : runner_(runner), actor_(actor) {}
+
+  /** Runs `endpoint`'s ready steps for the runner, one after the other, then calls `then(false)`; or `then(true)` as
+   * soon as the next ready step must run in the runner's actor. `then` may run before run() returns. */
+  void run(Endpoint& endpoint, std::function<void(bool)> then);
+  /** From a step's effect: the runner copies `bytes`, then `then` goes on, from the kernel. */
+  void copy_then(int64_t bytes, const std::function<void()>& then);
+  /** The actor the kernel acts for. */
+  const simgrid::s4u::Actor* actor() const { return actor_; }
+
+private:
+  /** Runs the next ready step, or ends the run. */
+  void next();
+  /** Whether the kernel may run `followed`'s step: its effect never blocks. */
+  bool runs_in_kernel(const Endpoint::Followed& followed) const;
+  /** Starts the step's work; false if it takes no time (its effect must run now). */
+  bool start_work();
+  /** The step's work is done: it takes effect; its copies, if any, go on. */
+  void work_done();
+  /** Runs `effect` (a step's, or the rest of it after a copy) as the runner's. */
+  void take_effect(const std::function<void()>& effect);
+  /** The step is over (its effect and the copies it started are done): the next one. */
+  void step_over();
+  /** The step's end, for timelines and the bytes its runner copied. */
+  void close_step();
+  /** A copy's state for the next copy; the one whose end calls this lives on. */
+  CoreCopy& fresh_copy();
+  void finish(bool for_actor);
+
+  StepRunner& runner_;
+  const simgrid::s4u::Actor* actor_;
+  Endpoint* endpoint_ = nullptr;
+  std::function<void(bool)> then_run_;
+  // The step being run: its followed transfer (its effect lives there), its serial for timelines, the bytes the
+  // endpoint's runner had copied before it, and the copies its effect started.
+  std::optional<Endpoint::Followed> step_;
+  uint64_t serial_      = 0;
+  int64_t outer_copied_ = 0;
+  int copies_in_effect_ = 0;
+  std::unique_ptr<CoreCopy> copy_;
+  std::unique_ptr<CoreCopy> spent_copy_; // the last one: freed at the next, never from inside its own callback
+  std::function<void()> then_copy_;      // what an effect does once its copy is done
+  const std::function<void()> work_done_ = [this]() { work_done(); };
+};
+
+} // namespace progsim::mpi
