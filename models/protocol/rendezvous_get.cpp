@@ -22,7 +22,7 @@ public:
     auto const& params   = receiver.world().parameters();
     auto pull            = receiver.transfer(send->owner, receiver.rank(), envelope.bytes + params.envelope_bytes);
     mpi::StepMessage message{send->id, send->owner, envelope.bytes};
-    auto follow_pull = [&receiver, pull, message, receive, send]() {
+    auto follow_pull = [&receiver, pull = std::move(pull), message, receive, send]() {
       receiver.follow(pull, mpi::Step::TransferDone, message, [&receiver, receive, send]() {
         receiver.complete(receive);
         auto* finish = new mpi::Message();

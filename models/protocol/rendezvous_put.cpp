@@ -73,7 +73,7 @@ private:
     int64_t wire   = size + (push->started == 0 ? sender.world().parameters().envelope_bytes : 0);
     push->started++;
     auto data             = sender.transfer(sender.rank(), send->peer, wire);
-    auto follow_then_next = [this, &sender, push, data, size]() {
+    auto follow_then_next = [this, &sender, push, data = std::move(data), size]() {
       const mpi::RequestPtr& send = push->send;
       sender.follow(data, mpi::Step::TransferDone, mpi::StepMessage{send->id, send->peer, size}, [this, &sender, push]() {
         push->ended++;

@@ -369,16 +369,19 @@ std::string Endpoint::actor_name() const
   return kernel_actor_ != nullptr ? kernel_actor_->get_name() : sg4::this_actor::get_name();
 }
 
-void Endpoint::copy_in_step(int64_t bytes, const std::function<void()>& then)
+bool Endpoint::copy_in_step(int64_t bytes)
 {
   xbt_assert(running_ != nullptr, "a copy in a step needs a step being run");
   step_copied_ += bytes;
-  if (kernel_steps_ != nullptr) { // the kernel runs the step: the copy goes on from there
-    kernel_steps_->copy_then(bytes, then);
-    return;
-  }
+  if (kernel_steps_ != nullptr) // the kernel runs the step: the copy goes on from there
+    return false;
   running_->execute(*this, StepWork{0, bytes});
-  then();
+  return true;
+}
+
+void Endpoint::copy_in_step_from_kernel(int64_t bytes, std::function<void()> then)
+{
+  kernel_steps_->copy_then(bytes, then);
 }
 
 /* ---------- posting, by the rank inside an MPI call ---------- */

@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace progsim::mpi {
@@ -133,7 +134,13 @@ public:
   Transfer transfer(int from, int to, int64_t bytes, bool data = true);
   /** Copies `bytes` in the step being run, by its runner (a single-copy shared-memory transfer), then goes on with
    * the step's effect: `then` (at once after the copy in an actor; from the kernel where the kernel runs the step). */
-  void copy_in_step(int64_t bytes, const std::function<void()>& then);
+  template <class Then> void copy_in_step(int64_t bytes, Then&& then)
+  {
+    if (copy_in_step(bytes))
+      then();
+    else
+      copy_in_step_from_kernel(bytes, std::forward<Then>(then));
+  }
 
   /** CPU work of the rank itself inside an MPI call (posting overheads, buffer copies): not a protocol step. */
   void spend(double cpu_seconds, int64_t copy_bytes = 0);
@@ -196,6 +203,9 @@ private:
   {
     return handles(runner, *followed.runner) && followed.arrived(clock());
   }
+  /** copy_in_step's copy where the runner's actor runs the step (true: done), or nothing (false: the kernel runs it). */
+  bool copy_in_step(int64_t bytes);
+  void copy_in_step_from_kernel(int64_t bytes, std::function<void()> then);
   /** The first followed transfer ready for `runner`'s step, once its other flows have ended too; null if none. */
   Followed* first_ready(StepRunner& runner);
   /** Takes `ready` (from first_ready) off the followed list, with what reading the NIC's data costs its step. */
