@@ -75,7 +75,8 @@ private:
     auto data             = sender.transfer(sender.rank(), send->peer, wire);
     auto follow_then_next = [this, &sender, push, data = std::move(data), size]() {
       const mpi::RequestPtr& send = push->send;
-      sender.follow(data, mpi::Step::TransferDone, mpi::StepMessage{send->id, send->peer, size}, [this, &sender, push]() {
+      mpi::StepMessage message{send->id, send->peer, size};
+      sender.follow(data, mpi::Step::TransferDone, message, [this, &sender, push]() {
         push->ended++;
         if (push->ended < push->fragments) {
           fill_window(sender, push);

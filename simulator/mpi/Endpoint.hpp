@@ -203,7 +203,8 @@ private:
   {
     return handles(runner, *followed.runner) && followed.arrived(clock());
   }
-  /** copy_in_step's copy where the runner's actor runs the step (true: done), or nothing (false: the kernel runs it). */
+  /** copy_in_step's copy where the runner's actor runs the step (true: done), or nothing (false: the kernel runs
+   * it). */
   bool copy_in_step(int64_t bytes);
   void copy_in_step_from_kernel(int64_t bytes, std::function<void()> then);
   /** The first followed transfer ready for `runner`'s step, once its other flows have ended too; null if none. */
