@@ -381,7 +381,7 @@ bool Endpoint::copy_in_step(int64_t bytes)
 
 void Endpoint::copy_in_step_from_kernel(int64_t bytes, std::function<void()> then)
 {
-  kernel_steps_->copy_then(bytes, then);
+  kernel_steps_->copy_then(bytes, std::move(then));
 }
 
 /* ---------- posting, by the rank inside an MPI call ---------- */

@@ -84,14 +84,14 @@ void KernelSteps::take_effect(const std::function<void()>& effect)
   endpoint_->running_      = outer_runner;
 }
 
-void KernelSteps::copy_then(int64_t bytes, const std::function<void()>& then)
+void KernelSteps::copy_then(int64_t bytes, std::function<void()> then)
 {
   xbt_assert(copies_in_effect_ == 0, "a step's effect copies once at a time");
   CoreCopy& copy = fresh_copy();
   copy.done      = [this]() {
     copies_in_effect_--;
-    std::function<void()> then = std::move(then_copy_); // it may copy again, and set then_copy_ anew
-    take_effect(then);
+    std::function<void()> rest = std::move(then_copy_); // it may copy again, and set then_copy_ anew
+    take_effect(rest);
     if (copies_in_effect_ == 0)
       step_over();
   };
@@ -100,7 +100,7 @@ void KernelSteps::copy_then(int64_t bytes, const std::function<void()>& then)
     return;
   }
   copies_in_effect_++;
-  then_copy_ = then;
+  then_copy_ = std::move(then);
 }
 
 void KernelSteps::step_over()
@@ -118,9 +118,13 @@ void KernelSteps::close_step()
 
 CoreCopy& KernelSteps::fresh_copy()
 {
-  // The copy whose end calls this may be the current one: it is kept, and the one before it goes.
-  spent_copy_ = std::move(copy_);
-  copy_       = std::make_unique<CoreCopy>();
+  // The copy whose end calls this may be the current one: it is kept, and the one before it, long over, serves again
+  // (a step's state without an allocation).
+  std::swap(copy_, spent_copy_);
+  if (not copy_)
+    copy_ = std::make_unique<CoreCopy>();
+  copy_->bus = BusTraffic{}; // its flows ended: nobody holds them any more
+  copy_->start_flows = nullptr;
   return *copy_;
 }
 

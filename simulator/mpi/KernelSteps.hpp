@@ -33,7 +33,7 @@ public:
    * soon as the next ready step must run in the runner's actor. `then` may run before run() returns. */
   void run(Endpoint& endpoint, std::function<void(bool)> then);
   /** From a step's effect: the runner copies `bytes`, then `then` goes on, from the kernel. */
-  void copy_then(int64_t bytes, const std::function<void()>& then);
+  void copy_then(int64_t bytes, std::function<void()> then);
   /** The actor the kernel acts for. */
   const simgrid::s4u::Actor* actor() const { return actor_; }
 
@@ -67,7 +67,7 @@ private:
   int64_t outer_copied_ = 0;
   int copies_in_effect_ = 0;
   std::unique_ptr<CoreCopy> copy_;
-  std::unique_ptr<CoreCopy> spent_copy_; // the last one: freed at the next, never from inside its own callback
+  std::unique_ptr<CoreCopy> spent_copy_; // the one before: reused at the next, never from inside its own callback
   std::function<void()> then_copy_;      // what an effect does once its copy is done
   const std::function<void()> work_done_ = [this]() { work_done(); };
 };

@@ -122,14 +122,24 @@ void Rank::wait(const RequestPtr& request)
     return;
   }
   const double start = endpoint_.clock();
+  block_on(request);
+  endpoint_.wait(request);
+  unblock(start);
+  reduce_if_done(request);
+}
+
+void Rank::block_on(const RequestPtr& request)
+{
   world_.record(rank_).waiting_for = request;
   world_.set_activity(rank_, Activity::Blocked);
-  endpoint_.wait(request);
+}
+
+void Rank::unblock(double blocked_at)
+{
   world_.progress().wait_ended(endpoint_);
   world_.record(rank_).waiting_for = nullptr;
-  world_.record(rank_).blocked_seconds += endpoint_.clock() - start;
+  world_.record(rank_).blocked_seconds += endpoint_.clock() - blocked_at;
   world_.set_activity(rank_, Activity::InMpi);
-  reduce_if_done(request);
 }
 
 void Rank::call_and_wait(const RequestPtr& request)
@@ -141,18 +151,12 @@ void Rank::call_and_wait(const RequestPtr& request)
     return;
   }
   double blocked_at = -1;
-  RankRecord& record = world_.record(rank_);
-  endpoint_.call_and_wait(request, world_.progress().costs().call_overhead, [this, &record, &request, &blocked_at]() {
-    blocked_at         = sg4::Engine::get_clock();
-    record.waiting_for = request;
-    world_.set_activity(rank_, Activity::Blocked);
+  endpoint_.call_and_wait(request, world_.progress().costs().call_overhead, [this, &request, &blocked_at]() {
+    blocked_at = sg4::Engine::get_clock();
+    block_on(request);
   });
-  if (blocked_at >= 0) { // as wait() after a call that left the request pending
-    world_.progress().wait_ended(endpoint_);
-    record.waiting_for = nullptr;
-    record.blocked_seconds += endpoint_.clock() - blocked_at;
-    world_.set_activity(rank_, Activity::InMpi);
-  }
+  if (blocked_at >= 0) // as wait() after a call that left the request pending
+    unblock(blocked_at);
   reduce_if_done(request);
 }
 

@@ -21,6 +21,9 @@ private:
   /** A wait call: its cost, then wait() for `request` (null: none); where the kernel runs the rank's waits, all in
    * one park of the rank's actor (Endpoint::call_and_wait). */
   void call_and_wait(const RequestPtr& request);
+  /** The rank blocks on `request` (timelines, deadlock reports), and is done blocking, since `blocked_at`. */
+  void block_on(const RequestPtr& request);
+  void unblock(double blocked_at);
   /** The next action of the trace, or null at its end. */
   const trace::Action* read_next(trace::ActionStream& actions);
   void run(const trace::Action& action);

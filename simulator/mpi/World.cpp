@@ -144,23 +144,24 @@ void World::copy_on_shared_cores(int rank, int64_t bytes, double seconds, double
   // The CPU work before and the copy are one execution on the shared cores; the copy's flows start between its
   // parts, from the kernel; it is done at the later of its CPU work's end and its flows' ends. Two executions and a
   // wait for each flow would park an actor up to four times for the same dates.
-  copy.pending   = 1;
-  copy.one_ended = [&copy]() {
-    if (--copy.pending == 0)
-      copy.done();
-  };
+  copy.pending     = 1; // the execution, then each flow still running
   copy.start_flows = [this, &copy, rank, bytes, seconds, copier]() {
     if (not parameters_.copy_loads_bus)
       return;
     copy.bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, copier, memory_.cached(bytes));
-    for (auto const& flow : copy.bus.transfers)
-      if (flow.finish_time() < 0) {
-        copy.pending++;
-        transfers_.when_ended(flow, copy.one_ended);
-      }
+    count_flows(copy);
   };
   HostCores& cores = cores_of(host_of(rank));
   cores.start(cpu_before * cores.speed(), copy.start_flows, seconds * cores.speed(), copy.one_ended);
+}
+
+void World::count_flows(CoreCopy& copy)
+{
+  for (auto const& flow : copy.bus.transfers)
+    if (flow.finish_time() < 0) {
+      copy.pending++;
+      transfers_.when_ended(flow, copy.one_ended);
+    }
 }
 
 bool World::start_copy(int rank, int64_t bytes, bool shared_core, double cpu_before, CoreCopy& copy,
@@ -179,18 +180,10 @@ bool World::start_copy(int rank, int64_t bytes, bool shared_core, double cpu_bef
   const double now   = sg4::Engine::get_clock();
   const double begin = now + std::max(cpu_before, 0.0);
   copy.pending       = 1; // the CPU work (a timer at its end), then each flow still running
-  copy.one_ended     = [&copy]() {
-    if (--copy.pending == 0)
-      copy.done();
-  };
   if (seconds > 0 && parameters_.copy_loads_bus)
     copy.bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, copier, memory_.cached(bytes), begin);
   const bool paced = copy.bus.paced && not copy.bus.empty(); // its flows alone end it no earlier than its CPU work
-  for (auto const& flow : copy.bus.transfers)
-    if (flow.finish_time() < 0) {
-      copy.pending++;
-      transfers_.when_ended(flow, copy.one_ended);
-    }
+  count_flows(copy);
   const double cpu_end = paced ? now : begin + std::max(seconds, 0.0);
   if (cpu_end > now)
     simgrid::kernel::timer::Timer::set(cpu_end, [&copy]() { copy.one_ended(); });

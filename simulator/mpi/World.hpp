@@ -37,15 +37,22 @@ std::string_view activity_name(Activity activity);
 /** Whether a rank in this activity occupies a core (sleeping, starting and finished ranks do not). */
 bool holds_a_core(Activity activity);
 
-/** A copy on a host's shared cores (World::start_copy): one execution in two parts whose second is the copy's CPU
- * work, with the copy's flows started between them; `done` runs from the kernel once the execution and every flow
- * have ended. */
+/** A copy that nobody waits for in place (World::start_copy): its CPU work (an execution on shared cores, whose
+ * second part is the copy's, or a timer on a core of its own) and its flows; `done` runs from the kernel once the CPU
+ * work and every flow have ended. */
 struct CoreCopy {
+  CoreCopy() = default;
+  CoreCopy(const CoreCopy&)            = delete; // one_ended knows where it is
+  CoreCopy& operator=(const CoreCopy&) = delete;
+
   std::function<void()> done;
-  int pending = 0;   // the execution, then each flow still running
+  int pending = 0;   // the CPU work, then each flow still running
   BusTraffic bus;    // held to the end: the transfers live as long as someone holds them
   std::function<void()> start_flows;
-  std::function<void()> one_ended;
+  const std::function<void()> one_ended = [this]() {
+    if (--pending == 0)
+      done();
+  };
 };
 
 /** Per-rank accounting, filled while the rank runs. */
@@ -272,6 +279,8 @@ private:
   /** copy() where its CPU work competes for the rank's host's cores: one execution, one park. */
   void copy_on_shared_cores(int rank, int64_t bytes, double seconds, double cpu_before, CoreCopy& copy,
                             const simgrid::s4u::Host* copier);
+  /** `copy` waits for each of its flows still running too. */
+  void count_flows(CoreCopy& copy);
   void update_background();
   /** Stops the run with an error naming the first collective some rank never called (the last rank is done). */
   void check_every_collective_called() const;
