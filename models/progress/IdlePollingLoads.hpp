@@ -3,7 +3,7 @@
 
 #include "mpi/HostCores.hpp"
 
-#include <simgrid/kernel/Timer.hpp>
+#include "mpi/Timers.hpp"
 #include <simgrid/s4u/Engine.hpp>
 
 #include <cstdint>
@@ -55,7 +55,7 @@ public:
     if (pending_ || stopped_)
       return;
     pending_ = true;
-    simgrid::kernel::timer::Timer::set(simgrid::s4u::Engine::get_clock(), [this]() {
+    mpi::timers::set(simgrid::s4u::Engine::get_clock(), [this]() {
       pending_ = false;
       apply(running_ && not stopped_);
     });

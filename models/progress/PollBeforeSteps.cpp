@@ -1,3 +1,4 @@
+#include "mpi/Timers.hpp"
 #include "progress/PollBeforeSteps.hpp"
 #include "mpi/ActorParking.hpp"
 #include "mpi/Endpoint.hpp"
@@ -34,7 +35,7 @@ void PollBeforeSteps::look_for_core()
       if (now < slice) {
         waiting_until_ = slice;
         queue_.waiting.push_back(this);
-        slice_end_ = simgrid::kernel::timer::Timer::set(slice, [this]() {
+        slice_end_ = mpi::timers::set(slice, [this]() {
           slice_end_ = nullptr;
           look_for_core();
         });
@@ -48,7 +49,7 @@ void PollBeforeSteps::look_for_core()
     waiting_until_ = -1;
     queue_.waiting.erase(std::find(queue_.waiting.begin(), queue_.waiting.end(), this));
     if (slice_end_ != nullptr)
-      slice_end_->remove();
+      mpi::timers::cancel(slice_end_);
     slice_end_ = nullptr;
   }
   poll();

@@ -7,7 +7,7 @@
 #include "mpi/Wakeup.hpp"
 #include "mpi/World.hpp"
 
-#include <simgrid/kernel/Timer.hpp>
+#include "mpi/Timers.hpp"
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
@@ -99,7 +99,7 @@ private:
     if (cost <= 0)
       polled_();
     else if (parameters_.thread_spare_core) // a core of its own: nothing to share
-      simgrid::kernel::timer::Timer::set(simgrid::s4u::Engine::get_clock() + cost, [this]() { polled_(); });
+      mpi::timers::set(simgrid::s4u::Engine::get_clock() + cost, [this]() { polled_(); });
     else
       endpoint_->world().start_cpu(endpoint_->host(), cost, polled_);
   }
@@ -112,7 +112,7 @@ private:
   bool done_                   = false;
   double waiting_until_        = -1; // the slice's end, while it waits for a core
   bool look_pending_           = false;
-  simgrid::kernel::timer::Timer* slice_end_ = nullptr;
+  mpi::timers::Timer* slice_end_ = nullptr;
   std::function<void()> then_; // what comes once the poll is done, where nobody waits in place (start())
   const std::function<void()> polled_ = [this]() {
     done_ = true;

@@ -1,3 +1,4 @@
+#include "mpi/Timers.hpp"
 #include "mpi/BusShares.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
@@ -83,10 +84,10 @@ void BusShares::schedule(double now)
       next = std::min(next, flow.active_from);
   }
   if (timer_ != nullptr)
-    timer_->remove();
+    timers::cancel(timer_);
   timer_ = nullptr;
   if (next < kNever)
-    timer_ = simgrid::kernel::timer::Timer::set(next, [this]() {
+    timer_ = timers::set(next, [this]() {
       timer_ = nullptr;
       on_event();
     });

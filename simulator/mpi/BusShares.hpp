@@ -4,7 +4,7 @@
 #include "mpi/Flow.hpp"
 #include "mpi/RouteDelay.hpp"
 
-#include <simgrid/kernel/Timer.hpp>
+#include "mpi/Timers.hpp"
 #include <simgrid/s4u/Link.hpp>
 
 #include <limits>
@@ -68,7 +68,7 @@ private:
   std::vector<Flow> flows_;
   std::vector<Flow*> active_; // share()'s, kept to spare an allocation at every event
   double updated_at_ = 0;
-  simgrid::kernel::timer::Timer* timer_ = nullptr;
+  timers::Timer* timer_ = nullptr;
 };
 
 } // namespace progsim::mpi

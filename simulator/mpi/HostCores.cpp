@@ -1,3 +1,4 @@
+#include "mpi/Timers.hpp"
 #include "mpi/HostCores.hpp"
 #include "mpi/ActorParking.hpp"
 
@@ -122,13 +123,13 @@ void HostCores::schedule_next_end()
   if (next_end_ != nullptr && date == next_end_date_)
     return; // most starts and ends leave the first end where it was: SimGrid's timer heap is spared a removal
   if (next_end_ != nullptr) {
-    next_end_->remove();
+    timers::cancel(next_end_);
     next_end_ = nullptr;
   }
   if (date < 0)
     return;
   next_end_date_ = date;
-  next_end_      = simgrid::kernel::timer::Timer::set(date, [this]() {
+  next_end_      = timers::set(date, [this]() {
     next_end_ = nullptr;
     end_due();
   });

@@ -1,7 +1,7 @@
 /* How the executions of a host that they may outnumber share its cores. */
 #pragma once
 
-#include <simgrid/kernel/Timer.hpp>
+#include "mpi/Timers.hpp"
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Host.hpp>
 
@@ -84,7 +84,7 @@ private:
   std::priority_queue<Job, std::vector<Job>, std::greater<>> running_;
   std::vector<Job> going_on_; // scratch for end_due: jobs whose first part ended
   std::vector<Load> loads_; // a handful at most (idle polling, a reserved core, polling ranks), by bound / priority
-  simgrid::kernel::timer::Timer* next_end_ = nullptr;
+  timers::Timer* next_end_ = nullptr;
   double next_end_date_                    = -1;
 };
 

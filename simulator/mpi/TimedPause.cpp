@@ -1,7 +1,7 @@
 #include "mpi/TimedPause.hpp"
 #include "mpi/ActorParking.hpp"
 
-#include <simgrid/kernel/Timer.hpp>
+#include "mpi/Timers.hpp"
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
@@ -22,7 +22,7 @@ void TimedPause::until(double date)
   auto [ending, first] = ending_.try_emplace(date);
   ending->second.push_back(parking::caller());
   if (first)
-    simgrid::kernel::timer::Timer::set(date, [this, date]() {
+    timers::set(date, [this, date]() {
       auto due = ending_.extract(date);
       for (auto* paused : due.mapped())
         parking::resume(paused);

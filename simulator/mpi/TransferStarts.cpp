@@ -1,6 +1,6 @@
 #include "mpi/TransferStarts.hpp"
 
-#include <simgrid/kernel/Timer.hpp>
+#include "mpi/Timers.hpp"
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
@@ -41,7 +41,7 @@ sg4::CommPtr sendto(sg4::Host* from, sg4::Host* to, uint64_t bytes, double rate,
   }
   auto [pending, first] = unstarted.try_emplace(start);
   if (first)
-    simgrid::kernel::timer::Timer::set(start, [start]() { start_all(start); });
+    timers::set(start, [start]() { start_all(start); });
   pending->second.emplace_back(transfer, to);
   return transfer;
 }

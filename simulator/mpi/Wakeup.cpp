@@ -1,3 +1,4 @@
+#include "mpi/Timers.hpp"
 #include "mpi/Wakeup.hpp"
 #include "mpi/ActorParking.hpp"
 
@@ -23,7 +24,7 @@ std::vector<std::function<void()>> due_once_actors_yield;
 void once_actors_yield(std::function<void()> then)
 {
   if (due_once_actors_yield.empty())
-    simgrid::kernel::timer::Timer::set(sg4::Engine::get_clock(), []() {
+    timers::set(sg4::Engine::get_clock(), []() {
       auto due = std::move(due_once_actors_yield);
       due_once_actors_yield.clear();
       for (auto const& call : due)
@@ -69,7 +70,7 @@ void Wakeup::end()
 {
   blocked_ = false;
   if (timer_ != nullptr) { // rung before the date
-    timer_->remove();
+    timers::cancel(timer_);
     timer_ = nullptr;
   }
 }
@@ -91,7 +92,7 @@ void Wakeup::wake_by(double date)
   if (released_ || date >= date_)
     return;
   if (timer_ != nullptr)
-    timer_->remove();
+    timers::cancel(timer_);
   timer_ = nullptr;
   if (date <= sg4::Engine::get_clock())
     release();
@@ -123,7 +124,7 @@ void Wakeup::set_timer(double date)
   date_ = date;
   if (date == kNoDate)
     return;
-  timer_ = simgrid::kernel::timer::Timer::set(date, [this]() {
+  timer_ = timers::set(date, [this]() {
     timer_ = nullptr;
     release();
   });

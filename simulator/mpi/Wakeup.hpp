@@ -1,7 +1,7 @@
 /* How a rank or an agent sleeps until something it follows needs it. */
 #pragma once
 
-#include <simgrid/kernel/Timer.hpp>
+#include "mpi/Timers.hpp"
 #include <simgrid/s4u/Actor.hpp>
 
 #include <functional>
@@ -44,7 +44,7 @@ private:
 
   simgrid::s4u::Actor* sleeper_        = nullptr; // parked in the current wait
   std::function<void()> then_;                    // or what runs when it ends
-  simgrid::kernel::timer::Timer* timer_ = nullptr;
+  timers::Timer* timer_ = nullptr;
   double date_   = kNoDate; // of the current wait
   bool blocked_  = false;
   bool released_ = false; // the current wait is over: later rings and dates change nothing

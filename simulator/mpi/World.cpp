@@ -1,3 +1,4 @@
+#include "mpi/Timers.hpp"
 #include "mpi/World.hpp"
 #include "mpi/ActorParking.hpp"
 #include "mpi/Rank.hpp"
@@ -186,7 +187,7 @@ bool World::start_copy(int rank, int64_t bytes, bool shared_core, double cpu_bef
   count_flows(copy);
   const double cpu_end = paced ? now : begin + std::max(seconds, 0.0);
   if (cpu_end > now)
-    simgrid::kernel::timer::Timer::set(cpu_end, [&copy]() { copy.one_ended(); });
+    timers::set(cpu_end, [&copy]() { copy.one_ended(); });
   else
     copy.pending--;
   return copy.pending > 0;
@@ -221,7 +222,7 @@ void World::spend_cpu(sg4::Host* host, double seconds)
 void World::start_cpu(sg4::Host* host, double seconds, const std::function<void()>& done)
 {
   if (never_shared(host)) {
-    simgrid::kernel::timer::Timer::set(sg4::Engine::get_clock() + seconds, [&done]() { done(); });
+    timers::set(sg4::Engine::get_clock() + seconds, [&done]() { done(); });
     return;
   }
   static const std::function<void()> nothing = []() {};
