@@ -3,23 +3,26 @@
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
-#include <algorithm>
-#include <vector>
+#include <boost/heap/d_ary_heap.hpp>
 
 namespace progsim::mpi::timers {
 
 struct Timer {
-  double date;
-  uint64_t order;
   std::function<void()> callback;
   bool cancelled = false;
 };
 
 namespace {
+/** A timer in the heap, with its keys at hand: sifting compares keys in the array only, not in timers all over. */
+struct Entry {
+  double date;
+  uint64_t order;
+  Timer* timer;
+};
 struct Later {
-  bool operator()(const Timer* a, const Timer* b) const
+  bool operator()(const Entry& a, const Entry& b) const
   {
-    return a->date != b->date ? a->date > b->date : a->order > b->order;
+    return a.date != b.date ? a.date > b.date : a.order > b.order;
   }
 };
 
@@ -31,15 +34,14 @@ public:
   Queue& operator=(const Queue&) = delete;
   ~Queue()
   {
-    for (Timer* timer : heap_) // the run is over: SimGrid's own timer went with its engine
-      delete timer;
+    for (Entry const& entry : heap_) // the run is over: SimGrid's own timer went with its engine
+      delete entry.timer;
   }
 
   Timer* set(double date, std::function<void()> callback)
   {
-    auto* timer = new Timer{date, next_order_++, std::move(callback)};
-    heap_.push_back(timer);
-    std::push_heap(heap_.begin(), heap_.end(), Later());
+    auto* timer = new Timer{std::move(callback)};
+    heap_.push(Entry{date, next_order_++, timer});
     if (not firing_ && (armed_ == nullptr || date < armed_date_))
       arm(date);
     return timer;
@@ -48,15 +50,15 @@ public:
   void cancel(Timer* timer)
   {
     timer->cancelled = true;
-    if (firing_ || timer != heap_.front())
+    if (firing_ || timer != heap_.top().timer)
       return;
     // SimGrid's timer stays at a date where a timer of the queue fires: the kernel's clock stops at no other date.
     drop_cancelled();
     if (heap_.empty()) {
       armed_->remove();
       armed_ = nullptr;
-    } else if (heap_.front()->date != armed_date_)
-      arm(heap_.front()->date);
+    } else if (heap_.top().date != armed_date_)
+      arm(heap_.top().date);
   }
 
 private:
@@ -74,10 +76,9 @@ private:
   {
     firing_          = true;
     const double now = simgrid::s4u::Engine::get_clock();
-    while (not heap_.empty() && heap_.front()->date <= now) {
-      std::pop_heap(heap_.begin(), heap_.end(), Later());
-      Timer* timer = heap_.back();
-      heap_.pop_back();
+    while (not heap_.empty() && heap_.top().date <= now) {
+      Timer* timer = heap_.top().timer;
+      heap_.pop();
       if (not timer->cancelled)
         timer->callback();
       delete timer;
@@ -85,18 +86,18 @@ private:
     firing_ = false;
     drop_cancelled();
     if (not heap_.empty())
-      arm(heap_.front()->date);
+      arm(heap_.top().date);
   }
   void drop_cancelled()
   {
-    while (not heap_.empty() && heap_.front()->cancelled) {
-      std::pop_heap(heap_.begin(), heap_.end(), Later());
-      delete heap_.back();
-      heap_.pop_back();
+    while (not heap_.empty() && heap_.top().timer->cancelled) {
+      delete heap_.top().timer;
+      heap_.pop();
     }
   }
 
-  std::vector<Timer*> heap_;
+  // Four children a node: half the levels of a binary heap, and a node's children in one or two cache lines.
+  boost::heap::d_ary_heap<Entry, boost::heap::arity<4>, boost::heap::compare<Later>> heap_;
   uint64_t next_order_                       = 0;
   simgrid::kernel::timer::Timer* armed_      = nullptr;
   double armed_date_                         = 0;
