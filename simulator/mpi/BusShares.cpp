@@ -83,6 +83,10 @@ void BusShares::schedule(double now)
     else if (flow.active_from > now)
       next = std::min(next, flow.active_from);
   }
+  if (timer_ != nullptr && next < kNever) { // moved in place, as a new timer would be set
+    timers::move(timer_, next);
+    return;
+  }
   if (timer_ != nullptr)
     timers::cancel(timer_);
   timer_ = nullptr;

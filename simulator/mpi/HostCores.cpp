@@ -121,15 +121,19 @@ void HostCores::schedule_next_end()
   if (not running_.empty() && rate_ > 0)
     date = std::max(updated_at_, updated_at_ + (running_.top().done_at - virtual_time_) / rate_);
   if (next_end_ != nullptr && date == next_end_date_)
-    return; // most starts and ends leave the first end where it was: SimGrid's timer heap is spared a removal
-  if (next_end_ != nullptr) {
+    return; // most starts and ends leave the first end where it was
+  if (next_end_ != nullptr && date < 0) {
     timers::cancel(next_end_);
     next_end_ = nullptr;
   }
   if (date < 0)
     return;
   next_end_date_ = date;
-  next_end_      = timers::set(date, [this]() {
+  if (next_end_ != nullptr) { // moved in place, as a new timer would be set
+    timers::move(next_end_, date);
+    return;
+  }
+  next_end_ = timers::set(date, [this]() {
     next_end_ = nullptr;
     end_due();
   });
