@@ -2,8 +2,8 @@
 #pragma once
 
 #include "mpi/HostCores.hpp"
-
 #include "mpi/Timers.hpp"
+
 #include <simgrid/s4u/Engine.hpp>
 
 #include <cstdint>

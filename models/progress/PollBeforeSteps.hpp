@@ -4,10 +4,10 @@
 #include "Parameters.hpp"
 #include "mpi/ActorParking.hpp"
 #include "mpi/Endpoint.hpp"
+#include "mpi/Timers.hpp"
 #include "mpi/Wakeup.hpp"
 #include "mpi/World.hpp"
 
-#include "mpi/Timers.hpp"
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>

@@ -1,5 +1,5 @@
-#include "mpi/Timers.hpp"
 #include "mpi/BusShares.hpp"
+#include "mpi/Timers.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 

@@ -3,8 +3,8 @@
 
 #include "mpi/Flow.hpp"
 #include "mpi/RouteDelay.hpp"
-
 #include "mpi/Timers.hpp"
+
 #include <simgrid/s4u/Link.hpp>
 
 #include <limits>

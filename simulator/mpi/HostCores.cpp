@@ -1,6 +1,6 @@
-#include "mpi/Timers.hpp"
 #include "mpi/HostCores.hpp"
 #include "mpi/ActorParking.hpp"
+#include "mpi/Timers.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>

@@ -1,7 +1,7 @@
 #include "mpi/TimedPause.hpp"
 #include "mpi/ActorParking.hpp"
-
 #include "mpi/Timers.hpp"
+
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 

@@ -1,6 +1,6 @@
 #include "mpi/TransferStarts.hpp"
-
 #include "mpi/Timers.hpp"
+
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 

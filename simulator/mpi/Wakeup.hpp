@@ -2,6 +2,7 @@
 #pragma once
 
 #include "mpi/Timers.hpp"
+
 #include <simgrid/s4u/Actor.hpp>
 
 #include <functional>

@@ -1,7 +1,7 @@
-#include "mpi/Timers.hpp"
 #include "mpi/World.hpp"
 #include "mpi/ActorParking.hpp"
 #include "mpi/Rank.hpp"
+#include "mpi/Timers.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
