@@ -35,10 +35,7 @@ void PollBeforeSteps::look_for_core()
       if (now < slice) {
         waiting_until_ = slice;
         queue_.waiting.push_back(this);
-        slice_end_ = mpi::timers::set(slice, [this]() {
-          slice_end_ = nullptr;
-          look_for_core();
-        });
+        slice_end_.at(slice, [this]() { look_for_core(); });
         return;
       }
     } else if (now < waiting_until_) {
@@ -48,9 +45,7 @@ void PollBeforeSteps::look_for_core()
   if (waiting_until_ >= 0) { // it has a core
     waiting_until_ = -1;
     queue_.waiting.erase(std::find(queue_.waiting.begin(), queue_.waiting.end(), this));
-    if (slice_end_ != nullptr)
-      mpi::timers::cancel(slice_end_);
-    slice_end_ = nullptr;
+    slice_end_.clear();
   }
   poll();
 }

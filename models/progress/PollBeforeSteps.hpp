@@ -112,7 +112,7 @@ private:
   bool done_                   = false;
   double waiting_until_        = -1; // the slice's end, while it waits for a core
   bool look_pending_           = false;
-  mpi::timers::Timer* slice_end_ = nullptr;
+  mpi::timers::Alarm slice_end_;
   std::function<void()> then_; // what comes once the poll is done, where nobody waits in place (start())
   const std::function<void()> polled_ = [this]() {
     done_ = true;

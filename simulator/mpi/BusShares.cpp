@@ -83,18 +83,10 @@ void BusShares::schedule(double now)
     else if (flow.active_from > now)
       next = std::min(next, flow.active_from);
   }
-  if (timer_ != nullptr && next < kNever) { // moved in place, as a new timer would be set
-    timers::move(timer_, next);
-    return;
-  }
-  if (timer_ != nullptr)
-    timers::cancel(timer_);
-  timer_ = nullptr;
   if (next < kNever)
-    timer_ = timers::set(next, [this]() {
-      timer_ = nullptr;
-      on_event();
-    });
+    next_event_.at(next, [this]() { on_event(); });
+  else
+    next_event_.clear();
 }
 
 void BusShares::on_event()

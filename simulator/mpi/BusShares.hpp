@@ -68,7 +68,7 @@ private:
   std::vector<Flow> flows_;
   std::vector<Flow*> active_; // share()'s, kept to spare an allocation at every event
   double updated_at_ = 0;
-  timers::Timer* timer_ = nullptr;
+  timers::Alarm next_event_;
 };
 
 } // namespace progsim::mpi

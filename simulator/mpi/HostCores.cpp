@@ -120,23 +120,12 @@ void HostCores::schedule_next_end()
   double date = -1;
   if (not running_.empty() && rate_ > 0)
     date = std::max(updated_at_, updated_at_ + (running_.top().done_at - virtual_time_) / rate_);
-  if (next_end_ != nullptr && date == next_end_date_)
+  if (next_end_.pending() && date == next_end_.date())
     return; // most starts and ends leave the first end where it was
-  if (next_end_ != nullptr && date < 0) {
-    timers::cancel(next_end_);
-    next_end_ = nullptr;
-  }
   if (date < 0)
-    return;
-  next_end_date_ = date;
-  if (next_end_ != nullptr) { // moved in place, as a new timer would be set
-    timers::move(next_end_, date);
-    return;
-  }
-  next_end_ = timers::set(date, [this]() {
-    next_end_ = nullptr;
-    end_due();
-  });
+    next_end_.clear();
+  else
+    next_end_.at(date, [this]() { end_due(); });
 }
 
 void HostCores::end_due()

@@ -85,8 +85,7 @@ private:
   std::priority_queue<Job, std::vector<Job>, std::greater<>> running_;
   std::vector<Job> going_on_; // scratch for end_due: jobs whose first part ended
   std::vector<Load> loads_; // a handful at most (idle polling, a reserved core, polling ranks), by bound / priority
-  timers::Timer* next_end_ = nullptr;
-  double next_end_date_                    = -1;
+  timers::Alarm next_end_;
 };
 
 } // namespace progsim::mpi

@@ -89,8 +89,8 @@ private:
 
   void place(size_t at, const Entry& entry)
   {
-    heap_[at]                = entry;
-    position_[entry.slot]    = static_cast<uint32_t>(at);
+    heap_[at]             = entry;
+    position_[entry.slot] = static_cast<uint32_t>(at);
   }
   void sift_up(size_t at)
   {

@@ -69,10 +69,7 @@ bool Wakeup::wait_then(double date, std::function<void()> then)
 void Wakeup::end()
 {
   blocked_ = false;
-  if (timer_ != nullptr) { // rung before the date
-    timers::cancel(timer_);
-    timer_ = nullptr;
-  }
+  timer_.clear(); // rung before the date
 }
 
 void Wakeup::ring()
@@ -91,12 +88,10 @@ void Wakeup::wake_by(double date)
   }
   if (released_ || date >= date_)
     return;
-  if (timer_ != nullptr)
-    timers::cancel(timer_);
-  timer_ = nullptr;
-  if (date <= sg4::Engine::get_clock())
+  if (date <= sg4::Engine::get_clock()) {
+    timer_.clear();
     release();
-  else
+  } else
     set_timer(date);
 }
 
@@ -124,10 +119,7 @@ void Wakeup::set_timer(double date)
   date_ = date;
   if (date == kNoDate)
     return;
-  timer_ = timers::set(date, [this]() {
-    timer_ = nullptr;
-    release();
-  });
+  timer_.at(date, [this]() { release(); });
 }
 
 } // namespace progsim::mpi

@@ -45,7 +45,7 @@ private:
 
   simgrid::s4u::Actor* sleeper_        = nullptr; // parked in the current wait
   std::function<void()> then_;                    // or what runs when it ends
-  timers::Timer* timer_ = nullptr;
+  timers::Alarm timer_;
   double date_   = kNoDate; // of the current wait
   bool blocked_  = false;
   bool released_ = false; // the current wait is over: later rings and dates change nothing
