@@ -67,6 +67,17 @@ inline void expect_near(Failures& failures, const std::string& what, double got,
   failures.push_back(what + numbers);
 }
 
+/** SimGrid's XML for a platform of one zone with full routing (every route given), whose hosts, links and routes
+ * are `zone` (XML elements). */
+inline std::string full_routing_platform(const std::string& zone)
+{
+  return "<?xml version='1.0'?>\n"
+         "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+         "<platform version=\"4.1\">\n"
+         "  <zone id=\"z\" routing=\"Full\">" +
+         zone + "  </zone>\n</platform>\n";
+}
+
 /**
  * One simulation in a child process: SimGrid's engine with `options` (quiet logs added) on the platform whose XML
  * is `platform_xml`; `setup` creates its actors, `check` looks at what they saw once it ran. The failures either

@@ -26,19 +26,14 @@ namespace sg4 = simgrid::s4u;
 
 namespace {
 
-constexpr const char* kPlatform = R"(<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <zone id="z" routing="Full">
+const std::string kPlatform = progsim::testing::full_routing_platform(R"(
     <host id="core1" speed="1Gf"/><host id="mem1" speed="1f"/>
     <host id="core2" speed="1Gf"/><host id="mem2" speed="1f"/>
     <link id="bus1" bandwidth="20GBps" latency="100ns"/>
     <link id="bus2" bandwidth="20GBps" latency="100ns"/>
     <route src="core1" dst="mem1"><link_ctn id="bus1"/></route>
     <route src="core2" dst="mem2"><link_ctn id="bus2"/></route>
-  </zone>
-</platform>
-)";
+)");
 
 struct FlowSpec {
   double start;

@@ -42,15 +42,10 @@ struct CpuUser {
 };
 
 /** Two identical 4-core hosts: SimGrid's executions run on one, HostCores' on the other. */
-constexpr const char* kPlatform = R"(<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <zone id="z" routing="Full">
+const std::string kPlatform = progsim::testing::full_routing_platform(R"(
     <host id="simgrid" speed="1Gf" core="4"/>
     <host id="progsim" speed="1Gf" core="4"/>
-  </zone>
-</platform>
-)";
+)");
 
 /** Runs `users` on both hosts in a child process; the child exits 0 when every execution ended at the same date on
  * both (within `tolerance` s), and prints the ones that did not. */

@@ -22,14 +22,9 @@ using progsim::testing::Failures;
 
 namespace {
 
-constexpr const char* kPlatform = R"(<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <zone id="z" routing="Full">
+const std::string kPlatform = progsim::testing::full_routing_platform(R"(
     <host id="core" speed="1Gf"/>
-  </zone>
-</platform>
-)";
+)");
 
 /** Runs `body` as the one actor of a simulation; the child exits 0 when it saw nothing wrong. */
 int in_actor(const std::function<void(Failures&, RankClock&, TimedPause&)>& body)

@@ -62,10 +62,7 @@ constexpr double kStart     = 1.0;
 
 /* Host a's route to itself is its loopback "lo"; b's crosses "fp", a FATPIPE link that b's route to c crosses too;
  * a reaches b over "lo" and "ab". */
-constexpr const char* kPlatform = R"(<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <zone id="z" routing="Full">
+const std::string kPlatform = progsim::testing::full_routing_platform(R"(
     <host id="a" speed="1Gf"/>
     <host id="b" speed="1Gf"/>
     <host id="c" speed="1Gf"/>
@@ -79,9 +76,7 @@ constexpr const char* kPlatform = R"(<?xml version='1.0'?>
     <route src="b" dst="b"><link_ctn id="fp"/></route>
     <route src="b" dst="c"><link_ctn id="fp"/><link_ctn id="far"/></route>
     <route src="a" dst="b"><link_ctn id="lo"/><link_ctn id="ab"/></route>
-  </zone>
-</platform>
-)";
+)");
 
 const std::vector<std::string> kCm02 = {"--cfg=network/model:CM02", "--cfg=network/crosstraffic:0",
                                         "--cfg=network/TCP-gamma:1e15"};

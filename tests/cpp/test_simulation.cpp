@@ -38,17 +38,12 @@ constexpr double kBandwidth = 1e9;  // B/s
 /** Two one-core hosts joined by one link, and a trace of one 1000-byte message from rank 0 to rank 1. */
 void write_inputs(const progsim::testing::TempDir& dir)
 {
-  dir.write("platform.xml", R"(<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <zone id="z" routing="Full">
+  dir.write("platform.xml", progsim::testing::full_routing_platform(R"(
     <host id="a" speed="1Gf"/>
     <host id="b" speed="1Gf"/>
     <link id="wire" bandwidth="1GBps" latency="1us"/>
     <route src="a" dst="b"><link_ctn id="wire"/></route>
-  </zone>
-</platform>
-)");
+)"));
   dir.write("hostfile", "a\nb\n");
   const std::string rank0 = dir.write("rank-0.txt", "0 init\n0 send 1 0 1000\n0 finalize\n");
   const std::string rank1 = dir.write("rank-1.txt", "1 init\n1 recv 0 0 1000\n1 finalize\n");

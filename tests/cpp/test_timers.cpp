@@ -23,14 +23,9 @@ namespace timers = progsim::mpi::timers;
 
 namespace {
 
-constexpr const char* kPlatform = R"(<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <zone id="z" routing="Full">
+const std::string kPlatform = progsim::testing::full_routing_platform(R"(
     <host id="a" speed="1Gf"/>
-  </zone>
-</platform>
-)";
+)");
 
 using progsim::testing::expect;
 using progsim::testing::expect_near;

@@ -31,17 +31,12 @@ constexpr double kLatency   = 1e-3; // s
 constexpr double kAsked     = 1.0;  // the date the transfers are asked for
 constexpr double kBytes     = 1e6;
 
-constexpr const char* kPlatform = R"(<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <zone id="z" routing="Full">
+const std::string kPlatform = progsim::testing::full_routing_platform(R"(
     <host id="a" speed="1Gf"/>
     <host id="b" speed="1Gf"/>
     <link id="ab" bandwidth="1GBps" latency="1ms"/>
     <route src="a" dst="b"><link_ctn id="ab"/></route>
-  </zone>
-</platform>
-)";
+)");
 
 using progsim::testing::expect;
 using progsim::testing::expect_near;
