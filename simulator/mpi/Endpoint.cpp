@@ -1,51 +1,20 @@
+/* An endpoint's requests, the messages it sends and the envelopes it matches: posting by the rank inside its MPI
+ * calls, and the explicit protocol's steps. The followed transfers and running steps: EndpointSteps.cpp; the waits:
+ * EndpointWaits.cpp. */
 #include "mpi/Endpoint.hpp"
-#include "mpi/KernelSteps.hpp"
 #include "mpi/KernelWait.hpp"
 #include "mpi/World.hpp"
 #include "mpi/MessageProtocol.hpp"
 #include "mpi/TransferStarts.hpp"
 
-#include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
-#include <simgrid/s4u/Engine.hpp>
 #include <xbt/log.h>
-
-#include <algorithm>
-#include <optional>
-#include <stdexcept>
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(progsim_protocol, progsim, "Protocol steps of every rank: who runs what, when");
 
 namespace sg4 = simgrid::s4u;
 
 namespace progsim::mpi {
-
-void RankRunner::execute(Endpoint& endpoint, const StepWork& work)
-{
-  endpoint.spend(work.cpu_seconds, work.copy_bytes);
-  endpoint.add_step_seconds(work.cpu_seconds);
-}
-
-bool RankRunner::start(Endpoint& endpoint, const StepWork& work, CoreCopy& state)
-{
-  endpoint.add_step_seconds(work.cpu_seconds);
-  return endpoint.start_copy(work.copy_bytes, true, work.cpu_seconds, state, endpoint.host());
-}
-
-bool StepRunner::start(Endpoint&, const StepWork&, CoreCopy&)
-{
-  throw std::logic_error("this runner's steps run in its actor only");
-}
-
-void RankRunner::ring(Endpoint& endpoint)
-{
-  endpoint.notify_rank();
-}
-
-void RankRunner::expect(Endpoint& endpoint, double date)
-{
-  endpoint.rank_expects(date);
-}
 
 Endpoint::Endpoint(World& world, int rank, sg4::Host* host)
     : world_(world)
@@ -236,72 +205,6 @@ void Endpoint::deliver(int destination, Message* message)
   world_.endpoint(destination).handle(message);
 }
 
-void Endpoint::follow(const Transfer& transfer, Step step, const StepMessage& message, Callback on_done,
-                      bool in_collective)
-{
-  follow_by(world_.progress().runner(*this, step, message.peer), transfer, step, std::move(on_done), in_collective,
-            message);
-}
-
-void Endpoint::follow(const Transfer& transfer, const Request& request, Step step, const StepMessage& message,
-                      Callback on_done)
-{
-  auto& progress = world_.progress();
-  follow_by(request.collective != nullptr ? progress.collective_runner(*this, step, message.peer)
-                                          : progress.runner(*this, step, message.peer),
-            transfer, step, std::move(on_done), request.collective != nullptr, message);
-}
-
-void Endpoint::follow_by(StepRunner& runner, const Transfer& transfer, Step step, Callback on_done,
-                         bool in_collective, const StepMessage& message)
-{
-  Followed followed{transfer.wire, transfer.memory, step, StepWork{world_.progress().costs().step_overhead, 0},
-                    &runner, std::move(on_done)};
-  followed.arrives       = transfer.arrives;
-  followed.in_collective = in_collective;
-  describe(followed, message);
-  add_followed(std::move(followed));
-}
-
-void Endpoint::describe(Followed& followed, const StepMessage& message) const
-{
-  if (not world_.observes_steps())
-    return;
-  followed.about        = message;
-  followed.origin_time  = clock();
-  followed.origin_actor = actor_name();
-}
-
-void Endpoint::add_followed(Followed followed)
-{
-  followed_.push_back(std::move(followed));
-  announce(followed_.back());
-}
-
-void Endpoint::announce(const Followed& followed)
-{
-  StepRunner& runner = *followed.runner;
-  if (followed.activity) { // its end rings them
-    world_.transfers().watch(followed.activity, *this, runner);
-    return;
-  }
-  runner.expect(*this, followed.arrives);
-  if (&runner != &own_runner_ && world_.progress().rank_also_runs(runner))
-    own_runner_.expect(*this, followed.arrives);
-}
-
-void Endpoint::transfer_ended(StepRunner& runner)
-{
-  runner.ring(*this);
-  if (&runner != &own_runner_ && world_.progress().rank_also_runs(runner))
-    own_runner_.ring(*this);
-}
-
-bool Endpoint::handles(const StepRunner& runner, const StepRunner& assigned) const
-{
-  return &runner == &assigned || (&runner == &own_runner_ && world_.progress().rank_also_runs(assigned));
-}
-
 std::vector<Envelope> Endpoint::unreceived() const
 {
   std::vector<Envelope> left(queues_.unexpected().begin(), queues_.unexpected().end());
@@ -312,76 +215,6 @@ std::vector<Envelope> Endpoint::unreceived() const
   for (auto const& [_, early] : early_)
     left.push_back(early->envelope);
   return left;
-}
-
-std::string_view step_name(Step step)
-{
-  switch (step) {
-    case Step::Envelope:
-      return "match";
-    case Step::RequestToSend:
-      return "match-rendezvous";
-    case Step::ClearToSend:
-      return "clear-to-send";
-    case Step::Finish:
-      return "finish";
-    case Step::TransferDone:
-      return "transfer-done";
-  }
-  return "?";
-}
-
-void Endpoint::run_step(StepRunner& runner, Step step, const StepWork& work, const Callback& effect,
-                        const StepMessage& about, double origin_time, std::string_view origin_actor,
-                        double arrival_time)
-{
-  uint64_t serial      = step_begins(runner, step, work, about, origin_time, origin_actor, arrival_time);
-  int64_t outer_copied = step_copied_;
-  step_copied_         = work.copy_bytes;
-  runner.execute(*this, work); // the step's time passes before its effect
-  StepRunner* outer = running_;
-  running_          = &runner;
-  effect();
-  running_ = outer;
-  step_ends(serial);
-  step_copied_ = outer_copied;
-}
-
-uint64_t Endpoint::step_begins(const StepRunner& runner, Step step, const StepWork& work, const StepMessage& about,
-                               double origin_time, std::string_view origin_actor, double arrival_time)
-{
-  XBT_VERB("rank %d: %s step by %s (%g s CPU, %lld B copied)", rank_, std::string(step_name(step)).c_str(),
-            std::string(runner.name()).c_str(), work.cpu_seconds, static_cast<long long>(work.copy_bytes));
-  if (not world_.observes_steps())
-    return 0;
-  return world_.step_started(StepEvent{0, rank_, clock(), step, runner.name(), actor_name(), work.cpu_seconds, about,
-                                       origin_time, origin_actor, arrival_time});
-}
-
-void Endpoint::step_ends(uint64_t serial) const
-{
-  if (serial != 0)
-    world_.step_ended(StepEnd{serial, clock(), step_copied_});
-}
-
-std::string Endpoint::actor_name() const
-{
-  return kernel_actor_ != nullptr ? kernel_actor_->get_name() : sg4::this_actor::get_name();
-}
-
-bool Endpoint::copy_in_step(int64_t bytes)
-{
-  xbt_assert(running_ != nullptr, "a copy in a step needs a step being run");
-  step_copied_ += bytes;
-  if (kernel_steps_ != nullptr) // the kernel runs the step: the copy goes on from there
-    return false;
-  running_->execute(*this, StepWork{0, bytes});
-  return true;
-}
-
-void Endpoint::copy_in_step_from_kernel(int64_t bytes, std::function<void()> then)
-{
-  kernel_steps_->copy_then(bytes, std::move(then));
 }
 
 /* ---------- posting, by the rank inside an MPI call ---------- */
@@ -498,168 +331,6 @@ Transfer Endpoint::transfer(int from, int to, int64_t bytes, bool data)
       for (auto const& flow : world_.memory().dma(end, bytes, world_.memory().cached(bytes), date).transfers)
         transfer.memory.push_back(flow);
   return transfer;
-}
-
-/* ---------- progress ---------- */
-
-void Endpoint::progress(StepRunner& runner)
-{
-  // Steps run in the order their transfers were followed, as Activity::test_any would find them.
-  while (true) {
-    if (&runner == &own_runner_) // what arrives by the rank's date is known once SimGrid's clock is there too
-      catch_up();
-    Followed* ready = first_ready(runner);
-    if (ready == nullptr)
-      break;
-    Followed done = take(ready);
-    run_step(runner, done.step, done.work, done.on_done, done.about, done.origin_time, done.origin_actor,
-             done.arrival_time);
-  }
-  if (&runner == &own_runner_ && not collectives_.empty())
-    advance_collectives();
-}
-
-Endpoint::Followed* Endpoint::first_ready(StepRunner& runner)
-{
-  // A transfer is over once SimGrid gave it a finish time: a look at it needs no simcall, where
-  // Activity::test_any costs one per look (and most looks find nothing ready).
-  while (true) {
-    auto it = std::find_if(followed_.begin(), followed_.end(),
-                           [this, &runner](const Followed& f) { return ready_for(runner, f); });
-    if (it == followed_.end())
-      return nullptr;
-    if (world_.observes_steps()) // the step could run once its last flow ended (maybe long before a runner looked)
-      it->arrival_time = std::max({it->arrival_time, it->origin_time,
-                                   it->activity ? it->activity.finish_time() : it->arrives});
-    if (it->after.empty())
-      return &*it;
-    // the step waits for the transfer's other flows too
-    it->activity = it->after.back();
-    it->after.pop_back();
-    announce(*it);
-  }
-}
-
-Endpoint::Followed Endpoint::take(Followed* ready)
-{
-  auto it       = followed_.begin() + (ready - followed_.data());
-  Followed done = std::move(*it);
-  followed_.erase(it);
-  // What the NIC wrote is read from memory: behind the computations' queued requests when they load it.
-  done.work.cpu_seconds += world_.memory().access_stall(rank_);
-  return done;
-}
-
-double Endpoint::next_ready(const StepRunner& runner) const
-{
-  double next = Wakeup::kNoDate;
-  for (auto const& followed : followed_) {
-    if (not handles(runner, *followed.runner))
-      continue;
-    double ready = followed.activity ? followed.activity.finish_time() : followed.arrives;
-    if (ready >= 0 && ready < next) {
-      if (followed.arrived(clock()))
-        return ready;
-      next = ready;
-    }
-  }
-  return next;
-}
-
-void Endpoint::finish()
-{
-  world_.set_polling(*this, false);
-}
-
-void Endpoint::notify_rank()
-{
-  if (rank_waiting_)
-    wakeup_.ring();
-}
-
-void Endpoint::rank_expects(double date)
-{
-  if (rank_waiting_)
-    wakeup_.wake_by(date);
-}
-
-bool Endpoint::waits_in_kernel()
-{
-  // Where the rank's CPU work is a pause (a core nobody shares, a clock running ahead) its steps cost no park.
-  if (shares_cores_ < 0) // the host's sharing is known once the run started: looked up once (a cold read at scale)
-    shares_cores_ = world_.parameters().steps_in_kernel && not world_.never_shared(host_) ? 1 : 0;
-  return shares_cores_ == 1 && not runs_ahead_ && collectives_.empty();
-}
-
-void Endpoint::call_and_wait(const RequestPtr& request, double call_seconds, std::function<void()> blocked)
-{
-  if (not kernel_wait_)
-    kernel_wait_ = std::make_unique<KernelWait>(*this);
-  if (kernel_wait_->run(request, call_seconds, std::move(blocked)))
-    return;
-  do // a step the rank must run itself is ready
-    progress(own_runner_);
-  while (not kernel_wait_->run(request));
-}
-
-void Endpoint::wait(const RequestPtr& request)
-{
-  if (waits_in_kernel()) {
-    call_and_wait(request, 0, nullptr);
-    return;
-  }
-  progress(own_runner_);
-  while (not request->complete()) {
-    double next = next_ready(own_runner_);
-    if (next > clock()) {
-      if (clock_.ahead()) { // a round posted by advance_collectives: its CPU work passes, then the rank looks again
-        catch_up();
-        progress(own_runner_);
-        continue;
-      }
-      // From here to the wait nothing yields: work made ready later finds the rank waiting and rings.
-      rank_waiting_ = true;
-      // A polling rank keeps its core busy: a load of one core, at the priority of any execution.
-      std::optional<uint64_t> poll_load;
-      if (world_.set_polling(*this, true))
-        poll_load = world_.cores_of(host_).start_load(host_->get_speed(), 1);
-      wakeup_.wait_until(next);
-      rank_waiting_ = false;
-      if (poll_load)
-        world_.cores_of(host_).stop_load(*poll_load);
-      world_.set_polling(*this, false);
-    }
-    progress(own_runner_);
-  }
-}
-
-bool Endpoint::test(const RequestPtr& request)
-{
-  auto& mechanism = world_.progress();
-  mechanism.test_entered(*this);
-  progress(own_runner_);
-  bool done = request->complete();
-  CollectiveRequest* collective = request->collective;
-  if (collective != nullptr && collective->handle() == request) {
-    // As SMPI's MPI_Test of a non-blocking collective (smpi_request.cpp, Request::test and testall): it tests each
-    // of the collective's requests, each test a call of its own (with its own cost), and succeeds once all are.
-    done = true;
-    std::vector<RequestPtr> parts = collective->round_requests(); // progress may start the next round
-    for (auto const& part : parts) {
-      mechanism.test_entered(*this);
-      progress(own_runner_);
-      if (collective->found_complete(part))
-        continue;
-      bool part_done = part->complete();
-      if (part_done)
-        collective->set_found_complete(part);
-      done = done && part_done;
-      mechanism.test_returned(part_done);
-    }
-    done = done && request->complete();
-  }
-  mechanism.test_returned(done);
-  return done;
 }
 
 } // namespace progsim::mpi

@@ -1,4 +1,5 @@
-/* The MPI protocol engine of one rank: its matching queues, its inbox, and the transfers it follows. */
+/* The MPI protocol engine of one rank: its matching queues, its inbox, and the transfers it follows (defined in
+ * Endpoint.cpp, EndpointSteps.cpp and EndpointWaits.cpp). */
 #pragma once
 
 #include "mpi/CollectiveRequest.hpp"
