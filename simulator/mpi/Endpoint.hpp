@@ -178,6 +178,7 @@ public:
 private:
   friend class KernelWait;
   friend class KernelSteps;
+  friend struct KernelRun;
   using Callback = std::function<void()>;
   struct Followed {
     Flow activity;            // the one watched now (none: a control message, see arrives)

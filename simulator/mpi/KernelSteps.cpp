@@ -1,46 +1,86 @@
 #include "mpi/KernelSteps.hpp"
+#include "mpi/KernelRuns.hpp"
 
 #include <xbt/asserts.h>
 #include <xbt/log.h>
 
+#include <optional>
 #include <utility>
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(progsim_kernel_steps, progsim, "Protocol steps run by the kernel");
 
 namespace progsim::mpi {
 
+/** What one run of steps keeps while it goes on (KernelRuns lends it). */
+struct KernelRun {
+  Endpoint* endpoint = nullptr;
+  std::function<void(bool)> then; // what comes once the run is over
+  // The step being run: its followed transfer (its effect lives there), its serial for timelines, the bytes the
+  // endpoint's runner had copied before it, and the copies its effect started.
+  std::optional<Endpoint::Followed> step;
+  uint64_t serial      = 0;
+  int64_t outer_copied = 0;
+  int copies_in_effect = 0;
+  // Two copies' state in turn: the one whose end runs the next step lives on while the other serves.
+  CoreCopy copies[2];
+  CoreCopy* copy       = &copies[0];
+  CoreCopy* spent_copy = &copies[1];
+  std::function<void()> then_copy; // what an effect does once its copy is done
+};
+
+KernelRuns::KernelRuns()  = default;
+KernelRuns::~KernelRuns() = default;
+
+KernelRun& KernelRuns::borrow()
+{
+  if (idle_.empty())
+    return *all_.emplace_back(std::make_unique<KernelRun>());
+  KernelRun* run = idle_.back();
+  idle_.pop_back();
+  return *run;
+}
+
+void KernelRuns::give_back(KernelRun& run)
+{
+  idle_.push_back(&run);
+}
+
 void KernelSteps::run(Endpoint& endpoint, std::function<void(bool)> then)
 {
-  endpoint_ = &endpoint;
-  then_run_ = std::move(then);
+  xbt_assert(run_ == nullptr, "one run of a runner's steps at a time");
+  run_           = &endpoint.world().kernel_runs().borrow();
+  run_->endpoint = &endpoint;
+  run_->then     = std::move(then);
   next();
 }
 
 bool KernelSteps::runs_in_kernel(const Endpoint::Followed& followed) const
 {
-  if (followed.in_collective || endpoint_->clock_.ahead())
+  const Endpoint& endpoint = *run_->endpoint;
+  if (followed.in_collective || endpoint.clock_.ahead())
     return false;
   // An envelope's step also matches the envelopes held back behind it, of any context.
   const Message* message = followed.message;
   bool envelope = message != nullptr && (message->kind == Message::Kind::Eager ||
                                          message->kind == Message::Kind::RequestToSend);
-  return not envelope || endpoint_->early_.empty();
+  return not envelope || endpoint.early_.empty();
 }
 
 void KernelSteps::next()
 {
   while (true) {
-    Endpoint::Followed* ready = endpoint_->first_ready(runner_);
+    Endpoint& endpoint        = *run_->endpoint;
+    Endpoint::Followed* ready = endpoint.first_ready(runner_);
     if (ready == nullptr || not runs_in_kernel(*ready)) {
       finish(ready != nullptr);
       return;
     }
-    XBT_VERB("rank %d: the kernel runs a step for %s", endpoint_->rank_, actor_->get_cname());
-    step_.emplace(endpoint_->take(ready));
+    XBT_VERB("rank %d: the kernel runs a step for %s", endpoint.rank_, actor_->get_cname());
+    run_->step.emplace(endpoint.take(ready));
     if (start_work())
       return; // work_done() goes on
-    take_effect(step_->on_done);
-    if (copies_in_effect_ > 0)
+    take_effect(run_->step->on_done);
+    if (run_->copies_in_effect > 0)
       return; // step_over() goes on
     close_step();
   }
@@ -48,59 +88,65 @@ void KernelSteps::next()
 
 void KernelSteps::finish(bool for_actor)
 {
-  std::function<void(bool)> then = std::move(then_run_); // it may run steps again
+  // Nothing reads the run's state after this: what called finish() only returns. `then` may run steps again.
+  std::function<void(bool)> then = std::move(run_->then);
+  run_->endpoint->world().kernel_runs().give_back(*run_);
+  run_ = nullptr;
   then(for_actor);
 }
 
 bool KernelSteps::start_work()
 {
-  const Endpoint::Followed& step = *step_;
-  const simgrid::s4u::Actor* outer_actor = std::exchange(endpoint_->kernel_actor_, actor_);
-  serial_ = endpoint_->step_begins(runner_, step.step, step.work, step.about, step.origin_time, step.origin_actor,
-                                   step.arrival_time);
-  endpoint_->kernel_actor_ = outer_actor;
-  outer_copied_            = endpoint_->step_copied_;
-  endpoint_->step_copied_  = step.work.copy_bytes;
+  KernelRun& run                 = *run_;
+  Endpoint& endpoint             = *run.endpoint;
+  const Endpoint::Followed& step = *run.step;
+  const simgrid::s4u::Actor* outer_actor = std::exchange(endpoint.kernel_actor_, actor_);
+  run.serial = endpoint.step_begins(runner_, step.step, step.work, step.about, step.origin_time, step.origin_actor,
+                                    step.arrival_time);
+  endpoint.kernel_actor_ = outer_actor;
+  run.outer_copied       = endpoint.step_copied_;
+  endpoint.step_copied_  = step.work.copy_bytes;
   CoreCopy& work = fresh_copy();
-  work.done      = work_done_;
-  return runner_.start(*endpoint_, step.work, work);
+  work.done      = [this]() { work_done(); };
+  return runner_.start(endpoint, step.work, work);
 }
 
 void KernelSteps::work_done()
 {
-  take_effect(step_->on_done);
-  if (copies_in_effect_ == 0)
+  take_effect(run_->step->on_done);
+  if (run_->copies_in_effect == 0)
     step_over();
 }
 
 void KernelSteps::take_effect(const std::function<void()>& effect)
 {
-  StepRunner* outer_runner  = std::exchange(endpoint_->running_, &runner_);
-  KernelSteps* outer_steps  = std::exchange(endpoint_->kernel_steps_, this);
-  const simgrid::s4u::Actor* outer_actor = std::exchange(endpoint_->kernel_actor_, actor_);
+  Endpoint& endpoint        = *run_->endpoint;
+  StepRunner* outer_runner  = std::exchange(endpoint.running_, &runner_);
+  KernelSteps* outer_steps  = std::exchange(endpoint.kernel_steps_, this);
+  const simgrid::s4u::Actor* outer_actor = std::exchange(endpoint.kernel_actor_, actor_);
   effect();
-  endpoint_->kernel_actor_ = outer_actor;
-  endpoint_->kernel_steps_ = outer_steps;
-  endpoint_->running_      = outer_runner;
+  endpoint.kernel_actor_ = outer_actor;
+  endpoint.kernel_steps_ = outer_steps;
+  endpoint.running_      = outer_runner;
 }
 
 void KernelSteps::copy_then(int64_t bytes, std::function<void()> then)
 {
-  xbt_assert(copies_in_effect_ == 0, "a step's effect copies once at a time");
+  xbt_assert(run_->copies_in_effect == 0, "a step's effect copies once at a time");
   CoreCopy& copy = fresh_copy();
   copy.done      = [this]() {
-    copies_in_effect_--;
-    std::function<void()> rest = std::move(then_copy_); // it may copy again, and set then_copy_ anew
+    run_->copies_in_effect--;
+    std::function<void()> rest = std::move(run_->then_copy); // it may copy again, and set then_copy anew
     take_effect(rest);
-    if (copies_in_effect_ == 0)
+    if (run_->copies_in_effect == 0)
       step_over();
   };
-  if (not runner_.start(*endpoint_, StepWork{0, bytes}, copy)) { // no time: the effect goes on at once
+  if (not runner_.start(*run_->endpoint, StepWork{0, bytes}, copy)) { // no time: the effect goes on at once
     then();
     return;
   }
-  copies_in_effect_++;
-  then_copy_ = std::move(then);
+  run_->copies_in_effect++;
+  run_->then_copy = std::move(then);
 }
 
 void KernelSteps::step_over()
@@ -111,21 +157,21 @@ void KernelSteps::step_over()
 
 void KernelSteps::close_step()
 {
-  endpoint_->step_ends(serial_);
-  endpoint_->step_copied_ = outer_copied_;
-  step_.reset();
+  KernelRun& run = *run_;
+  run.endpoint->step_ends(run.serial);
+  run.endpoint->step_copied_ = run.outer_copied;
+  run.step.reset();
 }
 
 CoreCopy& KernelSteps::fresh_copy()
 {
   // The copy whose end calls this may be the current one: it is kept, and the one before it, long over, serves again
   // (a step's state without an allocation).
-  std::swap(copy_, spent_copy_);
-  if (not copy_)
-    copy_ = std::make_unique<CoreCopy>();
-  copy_->bus = BusTraffic{}; // its flows ended: nobody holds them any more
-  copy_->start_flows = nullptr;
-  return *copy_;
+  KernelRun& run = *run_;
+  std::swap(run.copy, run.spent_copy);
+  run.copy->bus         = BusTraffic{}; // its flows ended: nobody holds them any more
+  run.copy->start_flows = nullptr;
+  return *run.copy;
 }
 
 } // namespace progsim::mpi

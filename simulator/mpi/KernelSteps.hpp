@@ -8,8 +8,6 @@
 #include <simgrid/s4u/Engine.hpp>
 
 #include <functional>
-#include <memory>
-#include <optional>
 
 namespace progsim::mpi {
 
@@ -54,22 +52,13 @@ private:
   void close_step();
   /** A copy's state for the next copy; the one whose end calls this lives on. */
   CoreCopy& fresh_copy();
+  /** The run is over: its state goes back to the pool, then what comes next runs. */
   void finish(bool for_actor);
 
+  friend struct KernelRun;
   StepRunner& runner_;
   const simgrid::s4u::Actor* actor_;
-  Endpoint* endpoint_ = nullptr;
-  std::function<void(bool)> then_run_;
-  // The step being run: its followed transfer (its effect lives there), its serial for timelines, the bytes the
-  // endpoint's runner had copied before it, and the copies its effect started.
-  std::optional<Endpoint::Followed> step_;
-  uint64_t serial_      = 0;
-  int64_t outer_copied_ = 0;
-  int copies_in_effect_ = 0;
-  std::unique_ptr<CoreCopy> copy_;
-  std::unique_ptr<CoreCopy> spent_copy_; // the one before: reused at the next, never from inside its own callback
-  std::function<void()> then_copy_;      // what an effect does once its copy is done
-  const std::function<void()> work_done_ = [this]() { work_done(); };
+  KernelRun* run_ = nullptr; // borrowed from the world's KernelRuns from run() to the run's end
 };
 
 } // namespace progsim::mpi

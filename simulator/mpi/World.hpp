@@ -8,6 +8,7 @@
 #include "mpi/MemorySystem.hpp"
 #include "mpi/Endpoint.hpp"
 #include "mpi/HostCores.hpp"
+#include "mpi/KernelRuns.hpp"
 #include "mpi/MessageProtocol.hpp"
 #include "mpi/NetworkCollectives.hpp"
 #include "mpi/ProgressModel.hpp"
@@ -197,6 +198,8 @@ public:
   TimedPause& pause() { return pause_; }
   /** Where the kernel has calls made among the actors of a date (progsim/steps-in-kernel). */
   ActorRound& actor_round() { return actor_round_; }
+  /** The state that runs of steps from the kernel borrow (KernelSteps). */
+  KernelRuns& kernel_runs() { return kernel_runs_; }
   /** Who hears of each followed transfer's end. */
   TransferWatch& transfers() { return transfers_; }
   /**
@@ -306,6 +309,7 @@ private:
   std::unordered_set<const simgrid::s4u::Host*> uncontended_hosts_;
   TimedPause pause_;
   ActorRound actor_round_;
+  KernelRuns kernel_runs_;
   std::unordered_map<const simgrid::s4u::Host*, std::unique_ptr<HostCores>> cores_;
   TransferWatch transfers_;
   std::optional<RouteDelay> route_delay_; // none: every message is a transfer
