@@ -256,9 +256,9 @@ RequestPtr Endpoint::post_receive(int source, int tag, int64_t bytes, Context co
     bool eager = envelope->protocol == Protocol::Eager;
     StepWork work{world_.progress().costs().step_overhead, eager ? envelope->bytes : 0};
     // (a runner that posts a collective's round matches it as a step of its own)
-    StepMessage about{envelope->send ? envelope->send->id : 0, envelope->source, envelope->bytes};
+    StepOrigin origin{{envelope->send ? envelope->send->id : 0, envelope->source, envelope->bytes}};
     run_step(running_ != nullptr ? *running_ : own_runner_, eager ? Step::Envelope : Step::RequestToSend, work,
-             [this, &receive, &envelope]() { on_matched(receive, *envelope); }, about);
+             [this, &receive, &envelope]() { on_matched(receive, *envelope); }, &origin);
   }
   return receive;
 }

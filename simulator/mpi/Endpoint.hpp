@@ -180,6 +180,14 @@ private:
   friend class KernelSteps;
   friend struct KernelRun;
   using Callback = std::function<void()>;
+  /** For timelines: the message a step belongs to, when and by which actor its transfer was started (a time below 0:
+   * the step is no arrival), and when its last flow ended. */
+  struct StepOrigin {
+    StepMessage about{};
+    double time = -1;
+    std::string actor{};
+    double arrival = -1;
+  };
   struct Followed {
     Flow activity;            // the one watched now (none: a control message, see arrives)
     std::vector<Flow> after;  // the others that must end too, watched once it has
@@ -188,12 +196,7 @@ private:
     StepRunner* runner;
     Callback on_done;
     const Message* message = nullptr; // the message it carries, if any (for end-of-run reports)
-    // For timelines (set only when steps are observed): the message the step belongs to, and when and by which
-    // actor the transfer was started.
-    StepMessage about{};
-    double origin_time = -1;
-    std::string origin_actor{};
-    double arrival_time = -1; // when its last flow ended
+    std::unique_ptr<StepOrigin> origin{}; // for timelines: made only when steps are observed
     double arrives      = -1; // without activity: when it arrives (World::control_arrival, World::loopback_arrival)
     bool in_collective  = true; // its effect may complete a collective's request: it may post the next round
 
@@ -228,15 +231,13 @@ private:
                  bool in_collective, const StepMessage& message = {});
   /** Notes, for timelines, which message a followed transfer belongs to and who started it, now. */
   void describe(Followed& followed, const StepMessage& message) const;
-  /** Runs one step: its runner takes the time it costs, then it takes effect. Timelines see it start, with `about`
-   * and, for an arrival, when and by whom the transfer was started, and see it end. */
+  /** Runs one step: its runner takes the time it costs, then it takes effect. Timelines see it start, with its
+   * origin if known, and see it end. */
   void run_step(StepRunner& runner, Step step, const StepWork& work, const Callback& effect,
-                const StepMessage& about = {}, double origin_time = -1, std::string_view origin_actor = {},
-                double arrival_time = -1);
+                const StepOrigin* origin = nullptr);
   /** run_step's first part, before the runner's time passes: logs and tells timelines. Returns the step's serial
    * for step_ends (0: not observed). */
-  uint64_t step_begins(const StepRunner& runner, Step step, const StepWork& work, const StepMessage& about,
-                       double origin_time, std::string_view origin_actor, double arrival_time);
+  uint64_t step_begins(const StepRunner& runner, Step step, const StepWork& work, const StepOrigin* origin);
   void step_ends(uint64_t serial) const;
 
   // Explicit protocol steps.

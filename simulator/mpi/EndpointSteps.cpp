@@ -78,9 +78,7 @@ void Endpoint::describe(Followed& followed, const StepMessage& message) const
 {
   if (not world_.observes_steps())
     return;
-  followed.about        = message;
-  followed.origin_time  = clock();
-  followed.origin_actor = actor_name();
+  followed.origin = std::make_unique<StepOrigin>(StepOrigin{message, clock(), actor_name()});
 }
 
 void Endpoint::add_followed(Followed followed)
@@ -131,10 +129,9 @@ std::string_view step_name(Step step)
 }
 
 void Endpoint::run_step(StepRunner& runner, Step step, const StepWork& work, const Callback& effect,
-                        const StepMessage& about, double origin_time, std::string_view origin_actor,
-                        double arrival_time)
+                        const StepOrigin* origin)
 {
-  uint64_t serial      = step_begins(runner, step, work, about, origin_time, origin_actor, arrival_time);
+  uint64_t serial      = step_begins(runner, step, work, origin);
   int64_t outer_copied = step_copied_;
   step_copied_         = work.copy_bytes;
   runner.execute(*this, work); // the step's time passes before its effect
@@ -146,15 +143,16 @@ void Endpoint::run_step(StepRunner& runner, Step step, const StepWork& work, con
   step_copied_ = outer_copied;
 }
 
-uint64_t Endpoint::step_begins(const StepRunner& runner, Step step, const StepWork& work, const StepMessage& about,
-                               double origin_time, std::string_view origin_actor, double arrival_time)
+uint64_t Endpoint::step_begins(const StepRunner& runner, Step step, const StepWork& work, const StepOrigin* origin)
 {
   XBT_VERB("rank %d: %s step by %s (%g s CPU, %lld B copied)", rank_, std::string(step_name(step)).c_str(),
             std::string(runner.name()).c_str(), work.cpu_seconds, static_cast<long long>(work.copy_bytes));
   if (not world_.observes_steps())
     return 0;
-  return world_.step_started(StepEvent{0, rank_, clock(), step, runner.name(), actor_name(), work.cpu_seconds, about,
-                                       origin_time, origin_actor, arrival_time});
+  static const StepOrigin unknown;
+  const StepOrigin& from = origin != nullptr ? *origin : unknown;
+  return world_.step_started(StepEvent{0, rank_, clock(), step, runner.name(), actor_name(), work.cpu_seconds,
+                                       from.about, from.time, from.actor, from.arrival});
 }
 
 void Endpoint::step_ends(uint64_t serial) const
@@ -193,8 +191,7 @@ void Endpoint::progress(StepRunner& runner)
     if (ready == nullptr)
       break;
     Followed done = take(ready);
-    run_step(runner, done.step, done.work, done.on_done, done.about, done.origin_time, done.origin_actor,
-             done.arrival_time);
+    run_step(runner, done.step, done.work, done.on_done, done.origin.get());
   }
   if (&runner == &own_runner_ && not collectives_.empty())
     advance_collectives();
@@ -209,9 +206,9 @@ Endpoint::Followed* Endpoint::first_ready(StepRunner& runner)
                            [this, &runner](const Followed& f) { return ready_for(runner, f); });
     if (it == followed_.end())
       return nullptr;
-    if (world_.observes_steps()) // the step could run once its last flow ended (maybe long before a runner looked)
-      it->arrival_time = std::max({it->arrival_time, it->origin_time,
-                                   it->activity ? it->activity.finish_time() : it->arrives});
+    if (it->origin) // the step could run once its last flow ended (maybe long before a runner looked)
+      it->origin->arrival = std::max({it->origin->arrival, it->origin->time,
+                                      it->activity ? it->activity.finish_time() : it->arrives});
     if (it->after.empty())
       return &*it;
     // the step waits for the transfer's other flows too

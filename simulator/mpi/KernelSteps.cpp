@@ -101,8 +101,7 @@ bool KernelSteps::start_work()
   Endpoint& endpoint             = *run.endpoint;
   const Endpoint::Followed& step = *run.step;
   const simgrid::s4u::Actor* outer_actor = std::exchange(endpoint.kernel_actor_, actor_);
-  run.serial = endpoint.step_begins(runner_, step.step, step.work, step.about, step.origin_time, step.origin_actor,
-                                    step.arrival_time);
+  run.serial = endpoint.step_begins(runner_, step.step, step.work, step.origin.get());
   endpoint.kernel_actor_ = outer_actor;
   run.outer_copied       = endpoint.step_copied_;
   endpoint.step_copied_  = step.work.copy_bytes;
