@@ -55,7 +55,6 @@ private:
   /** The run is over: its state goes back to the pool, then what comes next runs. */
   void finish(bool for_actor);
 
-  friend struct KernelRun;
   StepRunner& runner_;
   const simgrid::s4u::Actor* actor_;
   KernelRun* run_ = nullptr; // borrowed from the world's KernelRuns from run() to the run's end
