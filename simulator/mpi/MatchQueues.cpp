@@ -23,9 +23,7 @@ RequestPtr MatchQueues::match_arrival(const Envelope& envelope)
     unexpected_.push_back(envelope);
     return nullptr;
   }
-  RequestPtr receive = *it;
-  posted_.erase(it);
-  return receive;
+  return posted_.take(it);
 }
 
 std::optional<Envelope> MatchQueues::match_posted(const RequestPtr& receive)
@@ -36,9 +34,7 @@ std::optional<Envelope> MatchQueues::match_posted(const RequestPtr& receive)
     posted_.push_back(receive);
     return std::nullopt;
   }
-  Envelope envelope = *it;
-  unexpected_.erase(it);
-  return envelope;
+  return unexpected_.take(it);
 }
 
 } // namespace progsim::mpi

@@ -1,9 +1,9 @@
 /* MPI matching: the posted-receive queue and the unexpected-message queue of one rank. */
 #pragma once
 
+#include "mpi/PostingOrder.hpp"
 #include "mpi/Request.hpp"
 
-#include <deque>
 #include <optional>
 
 namespace progsim::mpi {
@@ -32,12 +32,12 @@ public:
   /** A receive is posted: returns the first unexpected envelope it matches (removed), or queues the receive. */
   std::optional<Envelope> match_posted(const RequestPtr& receive);
 
-  const std::deque<RequestPtr>& posted() const { return posted_; }
-  const std::deque<Envelope>& unexpected() const { return unexpected_; }
+  const PostingOrder<RequestPtr>& posted() const { return posted_; }
+  const PostingOrder<Envelope>& unexpected() const { return unexpected_; }
 
 private:
-  std::deque<RequestPtr> posted_;
-  std::deque<Envelope> unexpected_;
+  PostingOrder<RequestPtr> posted_;
+  PostingOrder<Envelope> unexpected_;
 };
 
 } // namespace progsim::mpi

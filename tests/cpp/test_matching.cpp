@@ -6,17 +6,20 @@
  * Collective traffic lives in its own context, where ANY_TAG also accepts SMPI's negative internal tags.
  */
 #include "mpi/MatchQueues.hpp"
+#include "mpi/PostingOrder.hpp"
 #include "mpi/Request.hpp"
 
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <vector>
 
 using progsim::mpi::Context;
 using progsim::mpi::Envelope;
 using progsim::mpi::kAnySource;
 using progsim::mpi::kAnyTag;
 using progsim::mpi::MatchQueues;
+using progsim::mpi::PostingOrder;
 using progsim::mpi::Protocol;
 using progsim::mpi::Request;
 using progsim::mpi::RequestPtr;
@@ -242,4 +245,57 @@ TEST(MatchQueues, EnvelopeKeepsItsSenderAndProtocol)
   EXPECT_EQ(got->source, 5);
   EXPECT_EQ(got->bytes, 1 << 20);
   EXPECT_EQ(got->context, Context::PointToPoint);
+}
+
+// ---------------------------------------------------------------- the list under both queues
+
+namespace {
+std::vector<int> items(const PostingOrder<int>& list)
+{
+  return {list.begin(), list.end()};
+}
+} // namespace
+
+TEST(PostingOrder, TakesFromAnywhereAndKeepsTheOthersInOrder)
+{
+  PostingOrder<int> list;
+  for (int i = 0; i < 5; i++)
+    list.push_back(i);
+  EXPECT_EQ(list.take(list.begin() + 2), 2);
+  EXPECT_EQ(list.take(list.begin()), 0);
+  EXPECT_EQ(list.take(list.end() - 1), 4);
+  list.push_back(5);
+  EXPECT_EQ(items(list), (std::vector<int>{1, 3, 5}));
+  EXPECT_EQ(list.size(), 3u);
+  EXPECT_EQ(list[1], 3);
+}
+
+TEST(PostingOrder, ALongListTakenFromItsFrontKeepsItsOrderAcrossCompactions)
+{
+  PostingOrder<int> list;
+  int next_in = 0;
+  int next_out = 0;
+  for (int round = 0; round < 50; round++) { // 30 in, 20 out: the list grows while its front is taken
+    for (int i = 0; i < 30; i++)
+      list.push_back(next_in++);
+    for (int i = 0; i < 20; i++)
+      ASSERT_EQ(list.take(list.begin()), next_out++);
+  }
+  ASSERT_EQ(list.size(), 500u);
+  while (not list.empty())
+    ASSERT_EQ(list.take(list.begin()), next_out++);
+  EXPECT_EQ(next_out, next_in);
+}
+
+TEST(PostingOrder, AQueueThatEmptiesReusesTheSameStorage)
+{
+  // One message at a time, as in a ring: the item is always at the same address, so the same cache line.
+  PostingOrder<int> list;
+  list.push_back(0);
+  const int* first = &list.front();
+  for (int i = 1; i < 1000; i++) {
+    EXPECT_EQ(list.take(list.begin()), i - 1);
+    list.push_back(i);
+    ASSERT_EQ(&list.front(), first);
+  }
 }
