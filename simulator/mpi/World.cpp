@@ -58,6 +58,7 @@ World::World(Parameters parameters, trace::TraceSource traces, Placement placeme
     , collectives_(std::move(collectives))
     , memory_(parameters_, std::move(bus_policy))
     , records_(streams_.size())
+    , polling_(streams_.size())
 {
   endpoints_.reserve(streams_.size());
   recent_routes_.resize(streams_.size());
@@ -251,12 +252,12 @@ HostCores& World::cores_of(const sg4::Host* host)
 bool World::set_polling(Endpoint& endpoint, bool polling)
 {
   if (not polling) {
-    polling_.erase(endpoint.rank());
+    polling_.reset(endpoint.rank());
     return false;
   }
   if (not progress_->costs().poll_in_wait || never_shared(endpoint.host()))
     return false; // a core of its own, or a mechanism whose waits cost nothing: the polling changes nothing
-  polling_.emplace(endpoint.rank(), &endpoint);
+  polling_.set(endpoint.rank());
   return not background_paused_;
 }
 
@@ -281,8 +282,8 @@ void World::update_background()
   if (all_waiting != background_paused_) {
     background_paused_ = all_waiting;
     progress_->pause_background(all_waiting);
-    for (auto const& [_, endpoint] : polling_) // polling ranks drop or take up their load
-      endpoint->notify_rank();
+    for (auto rank = polling_.find_first(); rank != polling_.npos; rank = polling_.find_next(rank))
+      endpoints_[rank]->notify_rank(); // polling ranks drop or take up their load
   }
 }
 

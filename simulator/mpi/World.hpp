@@ -17,6 +17,7 @@
 #include "mpi/TransferWatch.hpp"
 #include "trace/TraceSource.hpp"
 
+#include <boost/dynamic_bitset.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <xbt/signal.hpp>
@@ -314,14 +315,14 @@ private:
   TransferWatch transfers_;
   std::optional<RouteDelay> route_delay_; // none: every message is a transfer
   mutable std::vector<RouteDelay::Recent> recent_routes_; // by sending rank
-  std::map<int, Endpoint*> polling_;
+  boost::dynamic_bitset<> polling_; // ranks polling in a wait: a bit each, walked in rank order
   struct CollectiveCall {
     trace::Action action; // as the first rank to reach it called it
     int rank;
     int arrived;
   };
   std::map<uint64_t, CollectiveCall> collective_calls_; // by sequence number, until every rank has called it
-  std::vector<uint64_t> collectives_entered_;      // per rank                            // ranks polling in a wait, by rank
+  std::vector<uint64_t> collectives_entered_;      // per rank
   std::unordered_map<const simgrid::s4u::Host*, int> holding_;
   int finished_             = 0;
   int blocked_              = 0;
