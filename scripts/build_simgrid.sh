@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds SimGrid 3.32 from its source release, with seven changes that leave simulated times as they are, into a
+# Builds SimGrid 3.32 from its source release, with eight changes that leave simulated times as they are, into a
 # cache folder, once; prints the installation prefix. progsim builds its engine on it, and runs stock SMPI from it
 # (smpirun, smpicc), so that the reference and the engine are the same SimGrid.
 #
@@ -47,6 +47,14 @@
 # activity list to register at each wait, and no execution for the CPU solver (progsim's mpi/TransferWatch). No
 # released SimGrid has such a hook, so the engine needs this build.
 #
+# An eighth change cuts unguarded actor stacks (contexts/guard-size:0, which the engine and the benchmark's SMPI runs
+# set past a few thousand actors, so as to stay under Linux's cap on memory mappings) from large mappings, side by side
+# and page-aligned, and reuses them, where 3.32 takes each from the heap (xbt_malloc0). There, a stack is a large
+# allocation of its own, which jemalloc (the engine's allocator) starts at a random cache line of an extra page, so
+# that the few frames an actor uses straddle one page more; every actor switch touches them. 16 384 ranks under
+# `thread` with 1 MiB messages: 26 000 fewer page faults, peak memory 374 MB to 304 MB (measured with the same
+# allocation made outside SimGrid). Guarded stacks are unchanged; a stack's memory stays mapped for the next actor.
+#
 # The build takes about 10 minutes on 2 cores.
 set -euo pipefail
 
@@ -54,7 +62,7 @@ VERSION=3.32
 SDIST_URL=https://files.pythonhosted.org/packages/a0/72/a42e5172ae0ef7633a97487cb99021901cf42931340cbb8c37605f608221/simgrid-3.32.tar.gz
 SDIST_SHA256=3cc752a28deb2ae42cd51cc835a572f13201702dc94545ced0e77c657231cd76
 # The changes below, as the stamp lists them for CMake (and results name them).
-CHANGES="activity-set paced-sendto exec-setters untimed-waits no-vm-bookkeeping no-exec-failure-slots completion-hook"
+CHANGES="activity-set paced-sendto exec-setters untimed-waits no-vm-bookkeeping no-exec-failure-slots completion-hook stack-pool"
 FLAVOUR=$VERSION-${CHANGES// /-} # a new list of changes builds into a new folder
 CACHE=${PROGSIM_SIMGRID_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/progsim/simgrid}
 PREFIX=$CACHE/$FLAVOUR
@@ -155,6 +163,86 @@ perl -0pi -e 's{(  static void on_start_cb\(const std::function<void\(Comm const
 perl -0pi -e 's{(xbt::signal<void\(Comm const&\)> Comm::on_recv;\n)}{$1\nvoid Comm::on_kernel_completion_cb(const std::function<void(const kernel::activity::ActivityImpl*)>& cb) // progsim\n\{\n  kernel::activity::CommImpl::on_completion.connect([cb](kernel::activity::CommImpl const& comm) \{ cb(&comm); \});\n\}\n}' "$COMM"
 [ "$(grep -c 'on_kernel_completion_cb' "$COMM_HPP")" = 1 ] && [ "$(grep -c 'on_kernel_completion_cb' "$COMM")" = 1 ] \
   || { say "the completion hook did not apply to $COMM_HPP and $COMM as expected"; exit 1; }
+
+# The stack pool: unguarded stacks come from StackPool (mappings of about 32 MiB, hugepages off: a huge page would
+# hold a dozen stacks whose actors use a few of its pages each), and go back to it.
+SWAPPED=$SOURCE/src/kernel/context/ContextSwapped.cpp
+STACK_POOL=$(cat <<'CPP'
+#include <algorithm>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <vector>
+
+namespace {
+// progsim: unguarded actor stacks, side by side and page-aligned in large mappings, reused once their actor ended.
+class StackPool {
+public:
+  unsigned char* take(size_t size)
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<unsigned char*>& reusable = free_[size];
+    if (not reusable.empty()) {
+      unsigned char* stack = reusable.back();
+      reusable.pop_back();
+      return stack;
+    }
+    Cut& cut = cuts_[size];
+    if (cut.next == cut.end) {
+      const size_t bytes = size * std::max<size_t>(1, kMappingBytes / size);
+      void* mapping = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      xbt_assert(mapping != MAP_FAILED, "Failed to map actor stacks: %s", strerror(errno));
+      madvise(mapping, bytes, MADV_NOHUGEPAGE);
+      cut.next = static_cast<unsigned char*>(mapping);
+      cut.end  = cut.next + bytes;
+      mappings_[cut.next] = Mapping{cut.end, size};
+    }
+    unsigned char* stack = cut.next;
+    cut.next += size;
+    return stack;
+  }
+  /** Takes back a stack of the pool's; false for any other memory. */
+  bool give(unsigned char* stack)
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto after = mappings_.upper_bound(stack);
+    if (after == mappings_.begin())
+      return false;
+    const Mapping& mapping = std::prev(after)->second;
+    if (stack >= mapping.end)
+      return false;
+    free_[mapping.stack_size].push_back(stack);
+    return true;
+  }
+
+private:
+  static constexpr size_t kMappingBytes = size_t{32} << 20;
+  struct Cut {
+    unsigned char* next = nullptr;
+    unsigned char* end  = nullptr;
+  };
+  struct Mapping {
+    unsigned char* end;
+    size_t stack_size;
+  };
+  std::mutex mutex_;
+  std::map<size_t, Cut> cuts_;                          // by stack size: where the next new stack begins
+  std::map<size_t, std::vector<unsigned char*>> free_;  // by stack size
+  std::map<unsigned char*, Mapping> mappings_;          // by start
+};
+StackPool& stack_pool()
+{
+  static auto* pool = new StackPool(); // never destroyed: contexts may outlive static destruction
+  return *pool;
+}
+} // namespace
+CPP
+)
+STACK_POOL=$STACK_POOL perl -0pi -e 's{\nnamespace simgrid::kernel::context \{\n}{\n$ENV{STACK_POOL}\nnamespace simgrid::kernel::context \{\n}' "$SWAPPED"
+perl -0pi -e 's{this->stack_ = static_cast<unsigned char\*>\(xbt_malloc0\(actor->get_stacksize\(\)\)\);}{this->stack_ = stack_pool().take(actor->get_stacksize()); // progsim: the stack pool}' "$SWAPPED"
+perl -0pi -e 's{\n  xbt_free\(stack_\);\n\}}{\n  if (not stack_pool().give(stack_)) // progsim: the stack pool\n    xbt_free(stack_);\n\}}' "$SWAPPED"
+[ "$(grep -c 'progsim: the stack pool' "$SWAPPED")" = 2 ] && [ "$(grep -c 'class StackPool' "$SWAPPED")" = 1 ] \
+  || { say "the stack pool change did not apply to $SWAPPED as expected"; exit 1; }
 
 # SMPI's C tools are built (smpirun, smpicc, the replay), not Fortran, Java, Python or the documentation.
 rm -rf "$PREFIX"
