@@ -5,7 +5,8 @@
 
 #include <algorithm>
 #include <deque>
-#include <limits>
+#include <functional>
+#include <unordered_map>
 #include <vector>
 
 namespace progsim::mpi::timers {
@@ -16,22 +17,24 @@ struct Timer {
 };
 
 namespace {
-/** A timer in the heap, with its keys at hand: sifting reads the heap's array only, not timers all over. */
+/** A timer's place at its date: stale once the timer fired, was cancelled or moved (its slot's stamp moved on). */
 struct Entry {
-  double date;
-  uint64_t order;
   uint32_t slot;
+  uint32_t stamp;
 };
 
-bool before(const Entry& a, const Entry& b)
-{
-  return a.date != b.date ? a.date < b.date : a.order < b.order;
-}
+/** The timers of one date, in the order they were set there. */
+struct Date {
+  std::vector<Entry> entries;
+  size_t live = 0; // entries not stale
+};
 
 /**
- * The queue: a four-ary heap in one array (half the levels of a binary heap, a node's children in one or two cache
- * lines) under one SimGrid timer set at its first date. Each timer's position in the heap is kept in a dense array,
- * so that a timer is cancelled or moved in place: no cancelled timer stays behind, to be freed later, cold.
+ * The queue: the timers of each date in a list, in the order they were set (a replay sets many at the same date:
+ * every rank of a ring does the same thing at the same dates), and the dates in a heap, under one SimGrid timer set
+ * at the first. Firing a date reads its list in order; setting a timer appends to its date's list. A timer cancelled
+ * or moved leaves a stale entry in its former date's list, recognised by its stamp; a date whose timers all left is
+ * dropped, so that SimGrid's clock never stops there.
  */
 class Queue {
 public:
@@ -43,8 +46,7 @@ public:
   {
     Timer* timer    = allocate();
     timer->callback = std::move(callback);
-    heap_.push_back(Entry{date, next_order_++, timer->slot});
-    sift_up(heap_.size() - 1);
+    enqueue(timer->slot, date);
     rearm();
     return timer;
   }
@@ -52,29 +54,26 @@ public:
   void move(Timer* timer, double date)
   {
     // As a cancellation and a new timer: at its new date, after the timers set before.
-    const size_t at = position_[timer->slot];
-    heap_[at].date  = date;
-    heap_[at].order = next_order_++;
-    restore(at);
+    dequeue(timer->slot);
+    enqueue(timer->slot, date);
     rearm();
   }
 
   void cancel(Timer* timer)
   {
-    erase(position_[timer->slot]);
+    dequeue(timer->slot);
     release(timer);
     rearm();
   }
 
 private:
-  static constexpr uint32_t kNotQueued = std::numeric_limits<uint32_t>::max();
-
   Timer* allocate()
   {
     if (free_.empty()) {
       auto slot = static_cast<uint32_t>(timers_.size());
       timers_.push_back(Timer{{}, slot}); // a deque: the timers handed out stay where they are
-      position_.push_back(kNotQueued);
+      stamps_.push_back(0);
+      dates_.push_back(0);
       return &timers_.back();
     }
     Timer* timer = free_.back();
@@ -87,59 +86,34 @@ private:
     free_.push_back(timer);
   }
 
-  void place(size_t at, const Entry& entry)
+  void enqueue(uint32_t slot, double date)
   {
-    heap_[at]             = entry;
-    position_[entry.slot] = static_cast<uint32_t>(at);
-  }
-  void sift_up(size_t at)
-  {
-    const Entry entry = heap_[at];
-    while (at > 0) {
-      size_t parent = (at - 1) / 4;
-      if (not before(entry, heap_[parent]))
-        break;
-      place(at, heap_[parent]);
-      at = parent;
+    auto [it, added] = by_date_.try_emplace(date);
+    if (added) {
+      if (not spare_lists_.empty()) { // a list that served an earlier date, with its capacity
+        it->second.entries = std::move(spare_lists_.back());
+        spare_lists_.pop_back();
+      }
+      dates_heap_.push_back(date);
+      std::push_heap(dates_heap_.begin(), dates_heap_.end(), std::greater<>());
     }
-    place(at, entry);
+    it->second.entries.push_back(Entry{slot, ++stamps_[slot]});
+    it->second.live++;
+    dates_[slot] = date;
   }
-  void sift_down(size_t at)
+  /** The timer in `slot` leaves its date: its entry goes stale, and the date goes once it has no timer left. */
+  void dequeue(uint32_t slot)
   {
-    const Entry entry = heap_[at];
-    const size_t size = heap_.size();
-    while (true) {
-      size_t first = 4 * at + 1;
-      if (first >= size)
-        break;
-      size_t least = first;
-      for (size_t child = first + 1; child < std::min(first + 4, size); child++)
-        if (before(heap_[child], heap_[least]))
-          least = child;
-      if (not before(heap_[least], entry))
-        break;
-      place(at, heap_[least]);
-      at = least;
-    }
-    place(at, entry);
+    ++stamps_[slot];
+    auto it = by_date_.find(dates_[slot]);
+    if (--it->second.live == 0 && dates_[slot] != firing_date_)
+      drop(it);
   }
-  /** The entry at `at` changed: it goes up or down to its place. */
-  void restore(size_t at)
+  void drop(std::unordered_map<double, Date>::iterator it)
   {
-    if (at > 0 && before(heap_[at], heap_[(at - 1) / 4]))
-      sift_up(at);
-    else
-      sift_down(at);
-  }
-  void erase(size_t at)
-  {
-    position_[heap_[at].slot] = kNotQueued;
-    const Entry last          = heap_.back();
-    heap_.pop_back();
-    if (at < heap_.size()) {
-      place(at, last);
-      restore(at);
-    }
+    it->second.entries.clear();
+    spare_lists_.push_back(std::move(it->second.entries));
+    by_date_.erase(it); // its date stays in the heap until it comes first, then goes
   }
 
   /** SimGrid's timer goes to the first date, where a timer of the queue fires: the kernel's clock stops at no other
@@ -148,17 +122,21 @@ private:
   {
     if (firing_)
       return;
-    if (heap_.empty()) {
+    while (not dates_heap_.empty() && by_date_.count(dates_heap_.front()) == 0) {
+      std::pop_heap(dates_heap_.begin(), dates_heap_.end(), std::greater<>());
+      dates_heap_.pop_back();
+    }
+    if (dates_heap_.empty()) {
       if (armed_ != nullptr)
         armed_->remove();
       armed_ = nullptr;
       return;
     }
-    if (armed_ != nullptr && heap_.front().date == armed_date_)
+    if (armed_ != nullptr && dates_heap_.front() == armed_date_)
       return;
     if (armed_ != nullptr)
       armed_->remove();
-    armed_date_ = heap_.front().date;
+    armed_date_ = dates_heap_.front();
     armed_      = simgrid::kernel::timer::Timer::set(armed_date_, [this]() {
       armed_ = nullptr;
       fire();
@@ -168,23 +146,42 @@ private:
   {
     firing_          = true;
     const double now = simgrid::s4u::Engine::get_clock();
-    while (not heap_.empty() && heap_.front().date <= now) {
-      Timer* timer = &timers_[heap_.front().slot];
-      erase(0);
-      timer->callback(); // it may set timers: the deque keeps this one where it is
-      release(timer);
+    while (not dates_heap_.empty() && dates_heap_.front() <= now) {
+      const double date = dates_heap_.front();
+      std::pop_heap(dates_heap_.begin(), dates_heap_.end(), std::greater<>());
+      dates_heap_.pop_back();
+      auto it = by_date_.find(date);
+      if (it == by_date_.end())
+        continue; // every timer of that date left it
+      firing_date_ = date;
+      Date& timers = it->second; // stays in place: the map's elements do not move
+      for (size_t i = 0; i < timers.entries.size(); i++) { // the callbacks may append to it: read by index
+        const Entry entry = timers.entries[i];
+        if (entry.stamp != stamps_[entry.slot])
+          continue;
+        ++stamps_[entry.slot];
+        timers.live--;
+        Timer* timer = &timers_[entry.slot];
+        timer->callback(); // it may set timers: the deque keeps this one where it is
+        release(timer);
+      }
+      firing_date_ = -1;
+      drop(it);
     }
     firing_ = false;
     rearm();
   }
 
-  std::vector<Entry> heap_;
-  std::vector<uint32_t> position_; // by slot
-  std::deque<Timer> timers_;       // by slot
+  std::unordered_map<double, Date> by_date_;
+  std::vector<double> dates_heap_;              // a min-heap of the dates in by_date_ (and of some dropped since)
+  std::vector<std::vector<Entry>> spare_lists_; // emptied lists, reused for new dates
+  std::vector<uint32_t> stamps_;                // by slot: its entry's stamp while queued
+  std::vector<double> dates_;                   // by slot: its date while queued
+  std::deque<Timer> timers_;                    // by slot
   std::vector<Timer*> free_;
-  uint64_t next_order_                  = 0;
   simgrid::kernel::timer::Timer* armed_ = nullptr;
   double armed_date_                    = 0;
+  double firing_date_                   = -1;
   bool firing_                          = false;
 };
 

@@ -125,3 +125,29 @@ TEST(Timers, AMovedTimerFiresAtItsNewDateAsIfSetAnew)
                 }),
             0);
 }
+
+TEST(Timers, ATimerMovedAwayAndBackFiresAfterThoseSetInBetween)
+{
+  // Each date keeps its timers in a list: a timer that leaves a date and comes back is last in it, and a date all of
+  // whose timers left (then came back) is still fired once, where the clock stops once.
+  EXPECT_EQ(run(
+                [](Seen& seen) {
+                  timers::Timer* roaming = timers::set(1.0, note(seen, "roaming"));
+                  timers::Timer* alone   = timers::set(2.0, note(seen, "alone"));
+                  timers::set(1.0, note(seen, "stays"));
+                  timers::move(roaming, 3.0);
+                  timers::move(alone, 3.0); // date 2 has no timer left
+                  timers::move(roaming, 1.0);
+                  timers::move(alone, 2.0); // and has one again
+                  timers::set(1.0, [&seen, alone]() { // one fired timer's slot serves a new one: no stale entry fires
+                    note(seen, "cancels alone")();
+                    timers::cancel(alone);
+                    timers::set(2.0, note(seen, "in alone's slot"));
+                  });
+                },
+                [](const Seen& seen, Failures& failures) {
+                  expect_fired(seen, {"stays", "roaming", "cancels alone", "in alone's slot"}, {1, 1, 1, 2}, failures);
+                  expect(failures, "the clock stops at 1 and 2 only", seen.clock_stops.size() == 2);
+                }),
+            0);
+}
