@@ -166,7 +166,7 @@ private:
         release(timer);
       }
       firing_date_ = -1;
-      drop(it);
+      drop(by_date_.find(date)); // found again: a date the callbacks added may have rehashed the map
     }
     firing_ = false;
     rearm();
