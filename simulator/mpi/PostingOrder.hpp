@@ -12,7 +12,9 @@ namespace progsim::mpi {
  * matches the one message it waits for): that take only moves a start index, and the storage is reused from its
  * start once the list is empty, so that a rank's queue stays in the same cache lines message after message (a
  * std::deque walks through a 512-byte block, allocated and freed as it goes, and weighs 80 bytes before its first
- * item). A take from the middle moves the younger items down, as a deque would.
+ * item). A take from the middle moves the younger items down, as a deque would. The storage keeps the largest size
+ * the list ever had (a deque gives its blocks back as it empties): a rank that once held many unexpected messages
+ * keeps room for as many.
  */
 template <class T> class PostingOrder {
 public:
