@@ -96,13 +96,19 @@ def test_benchmark_summary_marks_the_issue_targets() -> None:
 
 def test_application_benchmark_runs_on_a_shipped_capture() -> None:
     capture = REPOSITORY / "validation" / "real" / "hmmsearch-16"
-    done = subprocess.run([sys.executable, "scripts/benchmark_apps.py", str(capture), "--progress", "ideal", "none"],
-                          cwd=REPOSITORY, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "scripts/benchmark_apps.py", str(capture), "--progress", "ideal", "none",
+                           "--platform", "flat", "--platform", "torus"], cwd=REPOSITORY, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    lines = [line.split() for line in done.stdout.splitlines() if line.strip().startswith("hmmsearch-16")]
-    assert [line[3] for line in lines] == ["ideal", "none", "smpi"], done.stdout
+    table = done.stdout.split("summary:")[0]
+    lines = [line.split() for line in table.splitlines() if line.strip().startswith("hmmsearch-16")]
+    assert [(line[3], line[4]) for line in lines] == [(tool, platform) for platform in ("flat", "torus")
+                                                      for tool in ("ideal", "none", "smpi")], done.stdout
     assert all(line[1] == "16" for line in lines)
-    assert "check hmmsearch-16: ideal" in done.stdout and "OK" in done.stdout
+    for platform in ("flat", "torus"):
+        assert f"check hmmsearch-16 on {platform}: ideal" in done.stdout
+    assert "MISMATCH" not in done.stdout
+    verdicts = [line for line in done.stdout.split("summary:")[1].splitlines() if line.strip().startswith("hmmsearch")]
+    assert len(verdicts) == 4 and all("target" in line for line in verdicts), done.stdout
 
 
 def test_a_shared_trace_file_holds_the_ranks_lines_in_turn(tmp_path) -> None:
