@@ -7,9 +7,9 @@
 # Usage: scripts/capture_apps.sh [--only APP]... [--ranks N]... [--out DIR]
 #                                [--work DIR] [--no-replay] [--inspect ENGINE]
 #   --only APP        capture only APP (repeatable). APP is one of
-#                     hpcc-hpl hpcc-ra examl hmmsearch mrbayes, or a Debian
-#                     package name (hpcc = hpcc-hpl + hpcc-ra, hmmer =
-#                     hmmsearch). Default: all five.
+#                     hpcc-hpl hpcc-ra hpcc-suite examl hmmsearch mrbayes,
+#                     or a Debian package name (hpcc = hpcc-hpl + hpcc-ra,
+#                     hmmer = hmmsearch). Default: all but hpcc-suite.
 #   --ranks N         capture at N ranks only (repeatable). Default: 16 and 64.
 #   --out DIR         write the capture folders into DIR instead of
 #                     validation/real (handy to compare with the shipped ones)
@@ -38,7 +38,9 @@
 # provenance.json with its reason):
 #   hpcc  : src/io.c turns on every sub-benchmark at once and has no run-time
 #           switch; a sed keeps only HPL (hpcc-hpl) or only MPIRandomAccess
-#           (hpcc-ra). hpcc-ra is also compiled with -include of a header
+#           (hpcc-ra), or every sub-benchmark a trace can replay (hpcc-suite,
+#           into validation/real/large/: not PTRANS, Single*, MPIRandomAccess;
+#           its FFT transpose sends MPI_DOUBLE instead of a derived type). hpcc-ra is also compiled with -include of a header
 #           written here that works around SimGrid 3.32's MPI_Test, which
 #           leaves *flag unset for MPI_REQUEST_NULL with MPI_STATUS_IGNORE
 #           (MPIRandomAccess then spins for ever).
@@ -80,8 +82,8 @@ while [ $# -gt 0 ]; do
     case "$2" in
     hpcc) APPS+=(hpcc-hpl hpcc-ra) ;;
     hmmer) APPS+=(hmmsearch) ;;
-    hpcc-hpl | hpcc-ra | examl | hmmsearch | mrbayes) APPS+=("$2") ;;
-    *) echo "unknown app '$2' (one of: ${ALL_APPS[*]} hpcc hmmer)" >&2; exit 2 ;;
+    hpcc-hpl | hpcc-ra | hpcc-suite | examl | hmmsearch | mrbayes) APPS+=("$2") ;;
+    *) echo "unknown app '$2' (one of: ${ALL_APPS[*]} hpcc-suite hpcc hmmer)" >&2; exit 2 ;;
     esac
     shift ;;
   --ranks)
@@ -101,7 +103,7 @@ done
 mapfile -t APPS < <(printf '%s\n' "${APPS[@]}" | awk '!seen[$0]++')
 
 # ---------------------------------------------------------------- pinned sources
-declare -A PKG_OF=([hpcc-hpl]=hpcc [hpcc-ra]=hpcc [examl]=examl [hmmsearch]=hmmer [mrbayes]=mrbayes)
+declare -A PKG_OF=([hpcc-hpl]=hpcc [hpcc-ra]=hpcc [hpcc-suite]=hpcc [examl]=examl [hmmsearch]=hmmer [mrbayes]=mrbayes)
 declare -A DEB_VERSION=([hpcc]=1.5.0-3 [examl]=3.0.22-3 [hmmer]=3.3.2+dfsg-1 [mrbayes]=3.2.7a-6)
 declare -A DEB_ORIG=([hpcc]=hpcc_1.5.0.orig.tar.gz [examl]=examl_3.0.22.orig.tar.gz
                      [hmmer]=hmmer_3.3.2+dfsg.orig.tar.xz [mrbayes]=mrbayes_3.2.7a.orig.tar.gz)
@@ -113,8 +115,9 @@ declare -A DEB_ORIG_SHA256=(
 declare -A SRC_TOP=([hpcc]=hpcc-1.5.0 [examl]=ExaML-3.0.22 [hmmer]=hmmer-3.3.2 [mrbayes]=MrBayes-3.2.7a)
 # Captures that stock SMPI 3.32 cannot replay go one folder down, out of the replay checks' way
 # (they glob validation/real/*/trace_list.txt).
-declare -A OUT_SUBDIR=([hpcc-hpl]="" [hpcc-ra]="unreplayable/" [examl]="" [hmmsearch]="" [mrbayes]="")
+declare -A OUT_SUBDIR=([hpcc-hpl]="" [hpcc-ra]="unreplayable/" [hpcc-suite]="large/" [examl]="" [hmmsearch]="" [mrbayes]="")
 declare -A APP_VERSION=([hpcc-hpl]="HPC Challenge 1.5.0 (HPL 2.0 inside)"
+                        [hpcc-suite]="HPC Challenge 1.5.0 (every sub-benchmark but MPIRandomAccess)"
                         [hpcc-ra]="HPC Challenge 1.5.0 (MPIRandomAccess)"
                         [examl]="ExaML 3.0.22" [hmmsearch]="HMMER 3.3.2" [mrbayes]="MrBayes 3.2.7a")
 
@@ -255,15 +258,26 @@ RANLIB       = echo
 EOF
 }
 
-build_hpcc() { # APP (hpcc-hpl | hpcc-ra)
-  local app="$1" run extra=""
+build_hpcc() { # APP (hpcc-hpl | hpcc-ra | hpcc-suite)
+  local app="$1" run keep extra=""
   fetch_source hpcc
   fresh_tree "$app"
   local b="$WORK/build/$app"
   case "$app" in
-  hpcc-hpl) run="params->RunHPL = 1;" ;;
+  hpcc-hpl) run="params->RunLatencyBandwidth = 0; params->RunHPL = 1;" keep="only RunHPL" ;;
+  hpcc-suite) # the chain still sets every switch to 1, then the unreplayable ones go back to 0
+    run="params->RunLatencyBandwidth = 1; params->RunPTRANS = 0; params->RunMPIRandomAccess = 0;"
+    run+=" params->RunMPIRandomAccess_LCG = 0; params->RunSingleDGEMM = 0; params->RunSingleStream = 0;"
+    run+=" params->RunSingleRandomAccess = 0; params->RunSingleRandomAccess_LCG = 0; params->RunSingleFFT = 0;"
+    keep="HPL, StarDGEMM, StarSTREAM, StarRandomAccess (both), StarFFT, MPIFFT and the latency-bandwidth rings: not PTRANS nor the Single* variants, whose collectives on sub-communicators a time-independent trace writes as collectives of the world (it names no communicator: the replay then finds the ranks calling different collectives), nor MPIRandomAccess (MPI_Testany, ANY_SOURCE receives)"
+    local fft='s/MPI_Alltoall( a, nn2, p->cmplx, b, nn2, p->cmplx, p->comm );/MPI_Alltoall( a, 2 * nn2, MPI_DOUBLE, b, 2 * nn2, MPI_DOUBLE, p->comm );/'
+    grep -qF 'MPI_Alltoall( a, nn2, p->cmplx, b, nn2, p->cmplx, p->comm );' "$b/FFT/pzfft1d.c" || die "hpcc: FFT/pzfft1d.c is not as expected"
+    bstep "$app" . sed -i "$fft" FFT/pzfft1d.c
+    patch_note "$app" "sed -i '$fft' FFT/pzfft1d.c" \
+      "MPIFFT's transpose sends complex numbers as a derived datatype, which SMPI 3.32 traces as type -1 (replayed as 0 bytes); two MPI_DOUBLE per number are the same bytes"
+    ;;
   hpcc-ra)
-    run="params->RunMPIRandomAccess = 1;"
+    run="params->RunLatencyBandwidth = 0; params->RunMPIRandomAccess = 1;" keep="only RunMPIRandomAccess"
     cat >"$b/smpi_test_null_fix.h" <<'EOF'
 /* Written by progsim's scripts/capture_apps.sh. SimGrid 3.32's MPI_Test leaves *flag unset when the request is
  * MPI_REQUEST_NULL and status is MPI_STATUS_IGNORE (the MPI standard says flag = true). HPCC's MPIRandomAccess
@@ -287,11 +301,11 @@ EOF
       "hpcc's own compile-time switch: no sampling pre-run that sizes the update count to a 60 s time bound"
     ;;
   esac
-  local expr="s/^  params->RunLatencyBandwidth = 1;\$/  params->RunLatencyBandwidth = 0; $run/"
+  local expr="s/^  params->RunLatencyBandwidth = 1;\$/  $run/"
   grep -q '^  params->RunLatencyBandwidth = 1;$' "$b/src/io.c" || die "hpcc: src/io.c is not as expected"
   bstep "$app" . sed -i "$expr" src/io.c
   patch_note "$app" "sed -i '$expr' src/io.c" \
-    "HPCC_Init switches every sub-benchmark on (a chain of assignments ending in this line) and has no run-time switch; this keeps only ${run%% =*}"
+    "HPCC_Init switches every sub-benchmark on (a chain of assignments ending in this line) and has no run-time switch; this keeps $keep"
   write_hpcc_make "$b" "$extra"
   meta "$app.build" cmd "write hpl/Make.smpi (CC=LINKER=smpicc, CCFLAGS=-DHPL_CALL_CBLAS -DHPL_NO_MPI_DATATYPE${extra:+ $extra} -O2, LAlib=-lblas, LINKFLAGS+=-Wl,-u,main)"
   meta "$app.build" flags "CC=smpicc CCFLAGS='-DHPL_CALL_CBLAS -DHPL_NO_MPI_DATATYPE${extra:+ $extra} -O2' LIBS='-lblas -lm' LINKFLAGS+='-Wl,-u,main'"
@@ -536,10 +550,10 @@ prepare_run() { # APP NP RUNDIR CAPTURE -> sets ARGS (array) and CFGS (array), w
   local app="$1" np="$2" run="$3" cap="$4" bin="$WORK/bin/$1"
   ARGS=(); CFGS=(--cfg=smpi/host-speed:1Gf --cfg=smpi/display-timing:yes)
   case "$app" in
-  hpcc-hpl | hpcc-ra)
+  hpcc-hpl | hpcc-ra | hpcc-suite)
     local n nb=80 pq p q
     pq="$(grid "$np")"; p="${pq% *}"; q="${pq#* }"
-    if [ "$app" = hpcc-hpl ]; then n=3000; else n=256; fi
+    if [ "$app" = hpcc-ra ]; then n=256; else n=3000; fi
     sed -e "s/^1000 .*Ns\$/$n         Ns/" -e "s/^80 .*NBs\$/$nb           NBs/" \
       -e "s/^2 .*Ps\$/$p            Ps/" -e "s/^2 .*Qs\$/$q            Qs/" \
       -e "s/^2 .*SWAP (0=bin-exch,1=long,2=mix)\$/0            SWAP (0=bin-exch,1=long,2=mix)/" \
@@ -673,7 +687,7 @@ capture() { # APP NP
     printf 'cfg\t%s\n' "-trace-ti --cfg=tracing/filename:ti (smpirun adds --cfg=tracing:yes --cfg=tracing/smpi:yes --cfg=tracing/smpi/format:TI --cfg=tracing/smpi/computing:yes --cfg=surf/precision:1e-9 --cfg=network/model:SMPI)"
   } >>"$WORK/meta/$cap"
   case "$app" in
-  hpcc-hpl) grep -E "^WR|PASSED|FAILED" "$run/hpccoutf.txt" | sed 's/^/output\t/' >>"$WORK/meta/$cap" || true ;;
+  hpcc-hpl | hpcc-suite) grep -E "^WR|PASSED|FAILED|GB/s|GFLOPS|Gflop/s|usec" "$run/hpccoutf.txt" | sed 's/^/output\t/' >>"$WORK/meta/$cap" || true ;;
   hpcc-ra) grep -E "Main table size|updates|GUP/s|errors" "$run/hpccoutf.txt" | sed 's/^/output\t/' >>"$WORK/meta/$cap" || true ;;
   examl) grep -E "Likelihood tree|Overall Time" "$run/ExaML_info.T" | sed 's/^/output\t/' >>"$WORK/meta/$cap" || true ;;
   mrbayes) grep -E "Average standard deviation of split frequencies|Analysis completed" "$run/smpirun.log" | sed 's/^ */output\t/' >>"$WORK/meta/$cap" || true ;;
