@@ -52,8 +52,12 @@ void TransferWatch::when_ended(const Flow& flow, std::function<void()> then)
 {
   if (flow.shared) // BusShares ends it from the kernel too
     flow.shared->on_end.push_back(std::move(then));
-  else
-    watched_[flow.transfer->get_impl()].push_back(std::move(then));
+  else {
+    Watch& watch = watched_[flow.transfer->get_impl()];
+    if (not watch.transfer)
+      watch.transfer = flow.transfer;
+    watch.then.push_back(std::move(then));
+  }
 }
 
 void TransferWatch::ended(const simgrid::kernel::activity::ActivityImpl* transfer)
@@ -61,9 +65,14 @@ void TransferWatch::ended(const simgrid::kernel::activity::ActivityImpl* transfe
   auto it = watched_.find(transfer);
   if (it == watched_.end()) // a flow nobody follows, or not first (Endpoint::Followed::after)
     return;
-  auto watchers = std::move(it->second);
+  Watch watch = std::move(it->second);
   watched_.erase(it);
-  for (auto const& then : watchers)
+  // SimGrid's kernel calls this before it marks the transfer done, and marks the interface of a transfer the maestro
+  // started only: the watchers may let go of the last handle, whose destructor would then report it "freed before
+  // its completion" (with a backtrace on stderr). It is complete: say so first.
+  if (watch.transfer->get_state() == sg4::Activity::State::STARTED)
+    watch.transfer->complete(sg4::Activity::State::FINISHED);
+  for (auto const& then : watch.then)
     then();
 }
 

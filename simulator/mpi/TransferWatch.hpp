@@ -41,9 +41,13 @@ public:
 private:
   void ended(const simgrid::kernel::activity::ActivityImpl* transfer);
 
-  // A transfer may be followed at both ends (a rendezvous's data): what its end calls, in the order it came.
-  using Watchers = boost::container::small_vector<std::function<void()>, 2>;
-  std::unordered_map<const simgrid::kernel::activity::ActivityImpl*, Watchers> watched_;
+  // A transfer may be followed at both ends (a rendezvous's data): what its end calls, in the order it came. The
+  // watch holds the transfer, so that a watcher that lets go of it does not free it amid SimGrid's end of it.
+  struct Watch {
+    simgrid::s4u::ActivityPtr transfer;
+    boost::container::small_vector<std::function<void()>, 2> then;
+  };
+  std::unordered_map<const simgrid::kernel::activity::ActivityImpl*, Watch> watched_;
 };
 
 } // namespace progsim::mpi
