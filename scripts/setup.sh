@@ -3,13 +3,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# curl: SimGrid's source release (scripts/build_simgrid.sh); libjemalloc-dev: the engine's allocator; libssl-dev:
-# the inputs' SHA-1 (OpenSSL's libcrypto);
+# curl: SimGrid's source release (scripts/build_simgrid.sh); libjemalloc-dev: the engine's allocator; nettle-dev:
+# the inputs' SHA-1 (Nettle);
 # clang-14 and libclang-rt-14-dev: the trace reader's fuzz harness (libFuzzer and sanitizers, tests/fuzz);
 # pajeng, vite, xvfb: PajeNG's pj_dump and ViTE (under a virtual X server) read the Paje timelines; chromium: the
 # gallery's browser test
 APT_PACKAGES=(libsimgrid-dev curl cmake ninja-build g++ gcc pkg-config libgtest-dev libboost-dev zlib1g-dev
-              libjemalloc-dev libssl-dev python3 python3-pip clang-14 libclang-rt-14-dev openmpi-bin libopenmpi-dev mpich
+              libjemalloc-dev nettle-dev python3 python3-pip clang-14 libclang-rt-14-dev openmpi-bin libopenmpi-dev mpich
               libmpich-dev pajeng vite xvfb xauth chromium)
 missing=()
 for package in "${APT_PACKAGES[@]}"; do
