@@ -4,6 +4,7 @@
 #include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <unordered_map>
@@ -23,11 +24,28 @@ struct Entry {
   uint32_t stamp;
 };
 
+/** A date's hash: its bits, mixed (the standard library's hash of a double runs a byte-wise hash of its 8 bytes). */
+struct DateHash {
+  size_t operator()(double date) const noexcept
+  {
+    if (date == 0)
+      return 0; // 0.0 and -0.0 are one date
+    uint64_t bits;
+    std::memcpy(&bits, &date, sizeof bits);
+    bits ^= bits >> 33; // MurmurHash3's 64-bit finaliser
+    bits *= 0xff51afd7ed558ccdULL;
+    bits ^= bits >> 33;
+    return static_cast<size_t>(bits);
+  }
+};
+
 /** The timers of one date, in the order they were set there. */
 struct Date {
   std::vector<Entry> entries;
   size_t live = 0; // entries not stale
 };
+
+using DateMap = std::unordered_map<double, Date, DateHash>;
 
 /**
  * The queue: the timers of each date in a list, in the order they were set (a replay sets many at the same date:
@@ -109,8 +127,10 @@ private:
     if (--it->second.live == 0 && dates_[slot] != firing_date_)
       drop(it);
   }
-  void drop(std::unordered_map<double, Date>::iterator it)
+  void drop(DateMap::iterator it)
   {
+    if (not dates_heap_.empty() && it->first == dates_heap_.front())
+      front_may_be_stale_ = true;
     it->second.entries.clear();
     spare_lists_.push_back(std::move(it->second.entries));
     by_date_.erase(it); // its date stays in the heap until it comes first, then goes
@@ -122,10 +142,11 @@ private:
   {
     if (firing_)
       return;
-    while (not dates_heap_.empty() && by_date_.count(dates_heap_.front()) == 0) {
+    while (front_may_be_stale_ && not dates_heap_.empty() && by_date_.count(dates_heap_.front()) == 0) {
       std::pop_heap(dates_heap_.begin(), dates_heap_.end(), std::greater<>());
       dates_heap_.pop_back();
     }
+    front_may_be_stale_ = false;
     if (dates_heap_.empty()) {
       if (armed_ != nullptr)
         armed_->remove();
@@ -168,11 +189,12 @@ private:
       firing_date_ = -1;
       drop(by_date_.find(date)); // found again: a date the callbacks added may have rehashed the map
     }
-    firing_ = false;
+    firing_             = false;
+    front_may_be_stale_ = true; // the first date left may be one dropped before it came first
     rearm();
   }
 
-  std::unordered_map<double, Date> by_date_;
+  DateMap by_date_;
   std::vector<double> dates_heap_;              // a min-heap of the dates in by_date_ (and of some dropped since)
   std::vector<std::vector<Entry>> spare_lists_; // emptied lists, reused for new dates
   std::vector<uint32_t> stamps_;                // by slot: its entry's stamp while queued
@@ -183,6 +205,7 @@ private:
   double armed_date_                    = 0;
   double firing_date_                   = -1;
   bool firing_                          = false;
+  bool front_may_be_stale_              = false; // the heap's first date may have been dropped
 };
 
 Queue& queue()
