@@ -94,6 +94,22 @@ def test_benchmark_summary_marks_the_issue_targets() -> None:
                         ("4096", "ideal"): ("-", "FAILED")}
 
 
+def test_application_summary_holds_long_64_rank_captures_to_a_minute() -> None:
+    import benchmark_apps  # noqa: E402 (scripts/ is on the path above)
+
+    def row(trace: str, ranks: int, actions: int, tool: str, wall: float) -> "benchmark_apps.AppRow":
+        return benchmark_apps.AppRow(trace, "flat", ranks, actions, tool, Measure(wall, 10 * 1024, 1.0))
+
+    rows = [row("suite-64", 64, 6_000_000, "thread", 80.0), row("suite-64", 64, 6_000_000, "smpi", 100.0),
+            row("examl-256", 256, 5_000_000, "thread", 80.0), row("examl-256", 256, 5_000_000, "smpi", 100.0),
+            row("hpl-64", 64, 300_000, "thread", 80.0), row("hpl-64", 64, 300_000, "smpi", 100.0)]
+    header, body = benchmark_apps.summary(rows)
+    verdicts = {line[0]: (line[header.index("target")], line[header.index("verdict")]) for line in body}
+    assert verdicts == {"suite-64": (">= 1x, RSS <= SMPI, <= 60 s", "target missed (time)"),
+                        "examl-256": (">= 1x, RSS <= SMPI", "target met"),
+                        "hpl-64": (">= 1x, RSS <= SMPI", "target met")}
+
+
 def test_application_benchmark_runs_on_a_shipped_capture() -> None:
     capture = REPOSITORY / "validation" / "real" / "hmmsearch-16"
     done = subprocess.run([sys.executable, "scripts/benchmark_apps.py", str(capture), "--progress", "ideal", "none",
