@@ -33,7 +33,7 @@ from benchmark_report import (SMPI, Measure, Row, fmt, plot, print_table, size_t
 from progsim.engine import engine_binary, progress_mechanisms, smpi_tool  # noqa: E402
 from progsim.platform import Compiled, compile_platform, load_platform  # noqa: E402
 from progsim.platform.quantity import parse_quantity  # noqa: E402
-from progsim.tracegen import ring_lines, write_trace  # noqa: E402
+from progsim.tracegen import RING_ACTIONS_PER_ITERATION, write_ring  # noqa: E402
 
 DEFAULT_MECHANISMS = ("ideal", "none", "thread", "dedicated-core", "offload")
 DEFAULT_RANKS = (64, 1024)
@@ -44,7 +44,7 @@ HUGE_RANKS = 65536  # --huge; stock SMPI takes about 2 h there, so it runs only 
 CORES_PER_NODE = 16
 CORE_SPEED = 1.0e9  # flop/s
 EAGER_THRESHOLD = 65536  # the platform's (mpi.eager_threshold), and SMPI's smpi/send-is-detached-thresh
-ACTIONS_PER_ITERATION = 5  # irecv, isend, compute, wait, wait
+ACTIONS_PER_ITERATION = RING_ACTIONS_PER_ITERATION  # irecv, isend, compute, wait, wait
 PRIVATIZATION_OFF_FROM = 6500  # smpirun fails to privatize globals for this many ranks and more
 SHARED_TRACE_ABOVE = 20000  # one shared trace file instead of one file per rank (file-descriptor limits)
 # Each rank's stack and its guard page are two memory mappings, and Linux allows 65 530 by default
@@ -256,7 +256,7 @@ def benchmark(ranks: int, args: argparse.Namespace, progress: Progress, root: Pa
         label = f"N={ranks} {size_text(size)}"
         start = time.perf_counter()
         folder = workdir / f"trace-{size}"
-        trace = write_trace(ring_lines(ranks, args.iterations, size, args.flops), folder, shared=shared)
+        trace = write_ring(ranks, args.iterations, size, args.flops, folder, shared=shared)
         print(f"{label}: trace ({'shared file' if shared else 'one file per rank'}) written in "
               f"{time.perf_counter() - start:.2f} s", file=sys.stderr, flush=True)
         for tool in tools:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import subprocess
 import sys
+from pathlib import Path
 
 from conftest import REPOSITORY
 
@@ -140,3 +141,18 @@ def test_a_shared_trace_file_holds_the_ranks_lines_in_turn(tmp_path) -> None:
     assert owners == [0, 1, 2] * len(traces[0])
     for rank, own in enumerate(traces):  # each rank's lines keep their order
         assert [line for line in lines if line.startswith(f"{rank} ")] == own
+
+
+def test_the_streamed_ring_writes_the_bytes_of_the_listed_one(tmp_path) -> None:
+    """The benchmark writes its ring line by line (write_ring), without the whole trace in memory: the files must be
+    those that write_trace writes from ring_lines, shared or one per rank."""
+    from progsim.tracegen import ring_lines, write_ring, write_trace
+
+    for shared in (False, True):
+        for ranks in (1, 2, 5):
+            listed = write_trace(ring_lines(ranks, 3, 1024, 2.5e6), tmp_path / f"listed-{ranks}-{shared}", shared)
+            streamed = write_ring(ranks, 3, 1024, 2.5e6, tmp_path / f"streamed-{ranks}-{shared}", shared)
+            names = listed.read_text().splitlines()
+            assert [Path(n).name for n in names] == [Path(n).name for n in streamed.read_text().splitlines()]
+            for name, other in zip(names, streamed.read_text().splitlines()):
+                assert Path(name).read_bytes() == Path(other).read_bytes(), (shared, ranks, name)
