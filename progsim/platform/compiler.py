@@ -16,7 +16,11 @@ Layout of the XML (one top zone routed with Dijkstra over zones, each zone with 
   - a zone per NIC `n<i>.nic<k>`, joined to its NUMA domain by the NIC's own link (bandwidth, latency) and to
     its switch by a cable of the interconnect;
   - NUMA domains of a node joined through a fabric router, each by a port link (half the inter-socket latency);
-  - a zone per switch of the topology, joined by cables.
+  - a zone per switch of the topology, joined by cables;
+  - past GROUP_NODES nodes under one switch, those nodes in zones of GROUP_NODES (`<switch>.g<j>.nodes.zone`), each
+    joined to its switch through a port that takes no time (`<switch>.g<j>.port`): SimGrid's Dijkstra routing keeps
+    an array over its zone's vertices per source, which a flat zone of 65 536 nodes would make 100 GB. A route
+    crosses the same links, but SimGrid adds their latencies in another order (rounding: `ideal` 1e-15 relative).
 Both progsim-engine and stock smpirun read these files.
 """
 
@@ -92,17 +96,72 @@ def _nic_of_domain(platform: Platform, domain: int) -> int | None:
     return 0 if platform.nics else None
 
 
-def platform_xml(platform: Platform, used_nodes: list[int] | None = None) -> str:
+# SimGrid's Dijkstra routing keeps, for every source it has routed from, an array over every vertex of its zone: a
+# zone of N nodes holds N^2 of them. Above this many nodes under one switch, the nodes are routed in groups of this
+# many, each group a zone of its own joined to the switch by a route without links: the same links, in the same order.
+GROUP_NODES = 256
+
+
+def platform_xml(platform: Platform, used_nodes: list[int] | None = None, group_nodes: int = GROUP_NODES) -> str:
     """The SimGrid XML of the platform: every switch and cable of its topology, and the nodes in `used_nodes`
-    (default: all), so that a small run on a huge machine compiles only what it uses."""
-    node = platform.node
+    (default: all), so that a small run on a huge machine compiles only what it uses. Nodes under a switch that has
+    more than `group_nodes` of them are routed in groups of `group_nodes` (GROUP_NODES)."""
     graph = topology.build(platform.interconnect, platform.nodes)
     nodes = range(platform.nodes) if used_nodes is None else sorted(set(used_nodes))
+    under: dict[str, list[int]] = {}
+    for i in nodes:
+        under.setdefault(graph.node_switch[i], []).append(i)
+    groups = {switch: [members[k:k + group_nodes] for k in range(0, len(members), group_nodes)]
+              for switch, members in under.items() if len(members) > group_nodes}
     xml = _Xml()
     xml.lines += ["<?xml version='1.0'?>", '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">',
                   f"<!-- {platform.name}: compiled by progsim from {platform.source.name}. -->"]
     xml.open("platform", version="4.1")
     xml.open("zone", id=platform.name, routing="DijkstraCache")
+    direct = [i for i in nodes if graph.node_switch[i] not in groups]
+    for switch, members in sorted(groups.items()):
+        for j, group in enumerate(members):
+            port = f"{switch}.g{j}"
+            xml.open("zone", id=f"{port}.nodes.zone", routing="DijkstraCache")
+            _node_zones(xml, platform, group)
+            _gateway_zone(xml, port)
+            _node_links(xml, platform, group)
+            _node_routes(xml, platform, group, {i: port for i in group})
+            xml.close("zone")
+    _node_zones(xml, platform, direct)
+    for switch in graph.switches:
+        _gateway_zone(xml, switch)
+    _node_links(xml, platform, direct)
+    link = platform.interconnect.link
+    for a, b, count in graph.cables:
+        xml.leaf("link", id=f"{a}--{b}", bandwidth=_bw(link.bandwidth * count), latency=_lat(link.latency),
+                 sharing_policy="SPLITDUPLEX")
+    _node_routes(xml, platform, direct, graph.node_switch)
+    for switch, members in sorted(groups.items()):
+        for j in range(len(members)):
+            # SimGrid forbids a route without links: a link that takes no time and shares nothing.
+            xml.leaf("link", id=f"{switch}.g{j}.port", bandwidth="1e30Bps", latency="0s", sharing_policy="FATPIPE")
+    for switch, members in sorted(groups.items()):
+        for j in range(len(members)):
+            _route(xml, f"{switch}.g{j}.nodes", switch, [f"{switch}.g{j}.port"], zone=True, gw_src=f"{switch}.g{j}.gw",
+                   gw_dst=f"{switch}.gw")
+    for a, b, _ in graph.cables:
+        _duplex(xml, a, b, f"{a}--{b}", f"{a}.gw", f"{b}.gw")
+    xml.close("zone")
+    xml.close("platform")
+    return "\n".join(xml.lines) + "\n"
+
+
+def _gateway_zone(xml: _Xml, name: str) -> None:
+    """A zone holding one router, `<name>.gw`: a switch, or a group's port on its switch."""
+    xml.open("zone", id=f"{name}.zone", routing="Full")
+    xml.leaf("router", id=f"{name}.gw")
+    xml.close("zone")
+
+
+def _node_zones(xml: _Xml, platform: Platform, nodes: list[int] | range) -> None:
+    """Each node's NUMA domains (host, memory, bus and memory links), fabric router and NICs' routers."""
+    node = platform.node
     for i in nodes:
         for d in range(node.numa_domains):
             domain = f"n{i}.d{d}"
@@ -142,12 +201,11 @@ def platform_xml(platform: Platform, used_nodes: list[int] | None = None) -> str
             xml.open("zone", id=f"n{i}.nic{k}.zone", routing="Full")
             xml.leaf("router", id=f"n{i}.nic{k}.gw")
             xml.close("zone")
-    for switch in graph.switches:
-        xml.open("zone", id=f"{switch}.zone", routing="Full")
-        xml.leaf("router", id=f"{switch}.gw")
-        xml.close("zone")
 
-    link = platform.interconnect.link
+
+def _node_links(xml: _Xml, platform: Platform, nodes: list[int] | range) -> None:
+    """Each node's fabric ports, NIC links and NIC cables."""
+    node, link = platform.node, platform.interconnect.link
     fabric = node.inter_socket if node.numa_domains > 1 else None  # validated: present when there are several
     for i in nodes:
         for d in range(node.numa_domains if fabric is not None else 0):
@@ -158,17 +216,12 @@ def platform_xml(platform: Platform, used_nodes: list[int] | None = None) -> str
             xml.leaf("link", id=f"n{i}.nic{k}", bandwidth=_bw(nic.bandwidth), latency=_lat(nic.latency))
             xml.leaf("link", id=f"n{i}.nic{k}.cable", bandwidth=_bw(link.bandwidth), latency=_lat(link.latency),
                      sharing_policy="SPLITDUPLEX")
-    for a, b, count in graph.cables:
-        xml.leaf("link", id=f"{a}--{b}", bandwidth=_bw(link.bandwidth * count), latency=_lat(link.latency),
-                 sharing_policy="SPLITDUPLEX")
 
-    def duplex(src: str, dst: str, link_id: str, gw_src: str, gw_dst: str) -> None:
-        """A cable carries each direction on its own (full duplex)."""
-        for (s, d, gs, gd, direction) in ((src, dst, gw_src, gw_dst, "UP"), (dst, src, gw_dst, gw_src, "DOWN")):
-            xml.open("zoneRoute", src=f"{s}.zone", dst=f"{d}.zone", gw_src=gs, gw_dst=gd, symmetrical="NO")
-            xml.leaf("link_ctn", id=link_id, direction=direction)
-            xml.close("zoneRoute")
 
+def _node_routes(xml: _Xml, platform: Platform, nodes: list[int] | range, switch_of: dict[int, str] | list[str]) -> None:
+    """Each node's routes: its domains to its fabric, its NICs to their domain and, by their cables, to the node's
+    switch (or its group's port there), `switch_of[i]`."""
+    node = platform.node
     for i in nodes:
         for d in range(node.numa_domains if node.numa_domains > 1 else 0):
             _route(xml, f"n{i}.d{d}", f"n{i}.fabric", [f"n{i}.d{d}.port"], zone=True,
@@ -176,13 +229,16 @@ def platform_xml(platform: Platform, used_nodes: list[int] | None = None) -> str
         for k, nic in enumerate(platform.nics):
             _route(xml, f"n{i}.d{nic.numa}", f"n{i}.nic{k}", [f"n{i}.nic{k}"], zone=True,
                    gw_src=f"n{i}.d{nic.numa}.gw", gw_dst=f"n{i}.nic{k}.gw")
-            switch = graph.node_switch[i]
-            duplex(f"n{i}.nic{k}", switch, f"n{i}.nic{k}.cable", f"n{i}.nic{k}.gw", f"{switch}.gw")
-    for a, b, _ in graph.cables:
-        duplex(a, b, f"{a}--{b}", f"{a}.gw", f"{b}.gw")
-    xml.close("zone")
-    xml.close("platform")
-    return "\n".join(xml.lines) + "\n"
+            switch = switch_of[i]
+            _duplex(xml, f"n{i}.nic{k}", switch, f"n{i}.nic{k}.cable", f"n{i}.nic{k}.gw", f"{switch}.gw")
+
+
+def _duplex(xml: _Xml, src: str, dst: str, link_id: str, gw_src: str, gw_dst: str) -> None:
+    """A cable carries each direction on its own (full duplex)."""
+    for (s, d, gs, gd, direction) in ((src, dst, gw_src, gw_dst, "UP"), (dst, src, gw_dst, gw_src, "DOWN")):
+        xml.open("zoneRoute", src=f"{s}.zone", dst=f"{d}.zone", gw_src=gs, gw_dst=gd, symmetrical="NO")
+        xml.leaf("link_ctn", id=link_id, direction=direction)
+        xml.close("zoneRoute")
 
 
 def placement(platform: Platform, ranks: int) -> list[str]:
@@ -220,14 +276,16 @@ def engine_config(platform: Platform) -> list[str]:
             *(f"--cfg={name}:{value}" for name, value in platform.network_model)]
 
 
-def compile_platform(platform: Platform, directory: Path, ranks: int | None = None) -> Compiled:
-    """Writes platform.xml, hostfile and engine.cfg into `directory` (created if needed)."""
+def compile_platform(platform: Platform, directory: Path, ranks: int | None = None,
+                     group_nodes: int = GROUP_NODES) -> Compiled:
+    """Writes platform.xml, hostfile and engine.cfg into `directory` (created if needed); `group_nodes` as in
+    platform_xml."""
     ranks = platform.capacity if ranks is None else ranks
     hosts = placement(platform, ranks)
     directory.mkdir(parents=True, exist_ok=True)
     xml_path, hostfile, config_path = directory / "platform.xml", directory / "hostfile", directory / "engine.cfg"
     used = sorted({int(host.split(".")[0][1:]) for host in hosts})  # "n<i>.d<j>"
-    xml_path.write_text(platform_xml(platform, used))
+    xml_path.write_text(platform_xml(platform, used, group_nodes))
     hostfile.write_text("\n".join(hosts) + "\n")
     config = engine_config(platform)
     config_path.write_text("\n".join(config) + "\n")
