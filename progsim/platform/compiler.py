@@ -20,7 +20,8 @@ Layout of the XML (one top zone routed with Dijkstra over zones, each zone with 
   - past GROUP_NODES nodes under one switch, those nodes in zones of GROUP_NODES (`<switch>.g<j>.nodes.zone`), each
     joined to its switch through a port that takes no time (`<switch>.g<j>.port`): SimGrid's Dijkstra routing keeps
     an array over its zone's vertices per source, which a flat zone of 65 536 nodes would make 100 GB. A route
-    crosses the same links, but SimGrid adds their latencies in another order (rounding: `ideal` 1e-15 relative).
+    crosses the same links, but SimGrid adds their latencies in another order: `ideal` moves by rounding (1e-15
+    relative), the explicit mechanisms by the ties that rounding breaks (up to 2.5e-3 with groups of one node).
 Both progsim-engine and stock smpirun read these files.
 """
 
