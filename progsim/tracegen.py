@@ -53,8 +53,7 @@ def write_ring(ranks: int, iterations: int, message_bytes: int, flops: float, di
                 out.write("\n".join(lines))
         listing.write_text(f"{shared_path.resolve()}\n")
         return listing
-    return write_trace([[ring_line(r, k, ranks, iterations, message_bytes, flops) for k in range(count)]
-                        for r in range(ranks)], directory)
+    return write_trace(ring_lines(ranks, iterations, message_bytes, flops), directory)  # a file per rank: few ranks
 
 
 def write_trace(traces: list[list[str]], directory: Path, shared: bool = False) -> Path:

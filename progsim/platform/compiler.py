@@ -99,7 +99,8 @@ def _nic_of_domain(platform: Platform, domain: int) -> int | None:
 
 # SimGrid's Dijkstra routing keeps, for every source it has routed from, an array over every vertex of its zone: a
 # zone of N nodes holds N^2 of them. Above this many nodes under one switch, the nodes are routed in groups of this
-# many, each group a zone of its own joined to the switch by a route without links: the same links, in the same order.
+# many, each group a zone of its own joined to the switch through a port that takes no time: the same links, in the
+# same order.
 GROUP_NODES = 256
 
 
@@ -137,11 +138,11 @@ def platform_xml(platform: Platform, used_nodes: list[int] | None = None, group_
     for a, b, count in graph.cables:
         xml.leaf("link", id=f"{a}--{b}", bandwidth=_bw(link.bandwidth * count), latency=_lat(link.latency),
                  sharing_policy="SPLITDUPLEX")
-    _node_routes(xml, platform, direct, graph.node_switch)
     for switch, members in sorted(groups.items()):
         for j in range(len(members)):
             # SimGrid forbids a route without links: a link that takes no time and shares nothing.
             xml.leaf("link", id=f"{switch}.g{j}.port", bandwidth="1e30Bps", latency="0s", sharing_policy="FATPIPE")
+    _node_routes(xml, platform, direct, graph.node_switch)  # a zone declares its links before its routes
     for switch, members in sorted(groups.items()):
         for j in range(len(members)):
             _route(xml, f"{switch}.g{j}.nodes", switch, [f"{switch}.g{j}.port"], zone=True, gw_src=f"{switch}.g{j}.gw",
