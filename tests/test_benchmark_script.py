@@ -95,6 +95,20 @@ def test_benchmark_summary_marks_the_issue_targets() -> None:
                         ("4096", "ideal"): ("-", "FAILED")}
 
 
+def test_benchmark_summary_holds_a_million_ranks_to_half_an_hour_and_16_gib() -> None:
+    def row(tool: str, wall: float, rss_mib: float) -> Row:
+        return Row(1 << 20, 1024, 152 << 20, tool, Measure(wall, int(rss_mib * 1024), 1.0))
+
+    rows = [row("ideal", 600.0, 9000), row("none", 1900.0, 9000), row("thread", 900.0, 17000),
+            row("offload", 2000.0, 20000)]
+    header, body = summary(rows)
+    verdicts = {line[2]: (line[header.index("target")], line[header.index("verdict")]) for line in body}
+    goal = "<= 30 min, RSS <= 16 GiB"
+    assert verdicts == {"ideal": (goal, "target met"), "none": (goal, "target missed (time)"),
+                        "thread": (goal, "target missed (memory)"),
+                        "offload": (goal, "target missed (time, memory)")}
+
+
 def test_application_summary_holds_long_64_rank_captures_to_a_minute() -> None:
     import benchmark_apps  # noqa: E402 (scripts/ is on the path above)
 
