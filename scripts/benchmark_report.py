@@ -327,7 +327,8 @@ def plot(rows: Sequence[Row], sizes: Sequence[int], path: Path, trace: str, eage
                 handles.append(handle)
                 labels.append(text)
     figure.legend(handles, labels, loc="outside lower center", ncol=max(1, len(labels)), frameon=False)
-    heading = f"{trace}\nprogsim-engine and stock SMPI replay on {machine_text()}"
+    who = "progsim-engine and stock SMPI replay" if SMPI in tools else "progsim-engine (no SMPI run)"
+    heading = f"{trace}\n{who} on {machine_text()}"
     figure.suptitle("\n".join(textwrap.fill(line, int(width * 11)) for line in heading.splitlines()))
     write_atomically(path, lambda partial: figure.savefig(partial, format="png", dpi=100,
                                                           metadata={"Software": None}))
