@@ -235,6 +235,10 @@ int main(int argc, char** argv)
     simgrid::config::set_value<std::string>("network/model", "SMPI");
   if (simgrid::config::is_default("surf/precision"))
     simgrid::config::set_value<double>("surf/precision", 1e-9);
+  // Flows of one route and size class share one max-min variable (scripts/build_simgrid.sh, carry-flows): the
+  // same sharing, at the cost of a few variables per route where a burst of messages would put thousands.
+  if (simgrid::config::is_default("network/carry-flows"))
+    simgrid::config::set_value<bool>("network/carry-flows", true);
   if (argc != 4)
     return usage(argv[0]);
   const std::string platform = argv[1];

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from analytic_platform import (BIG, CONTROL, CONTROL_BYTES, ENVELOPE, OVERHEAD, POLL_COST, POLL_INTERVAL, SPEED,
-                               T_DATA, copy, replay)
+from analytic_platform import (BIG, CONTROL, CONTROL_BYTES, ENVELOPE, LATENCY, NIC_BANDWIDTH, OVERHEAD, POLL_COST,
+                               POLL_INTERVAL, SPEED, T_DATA, copy, replay)
 from conftest import run_cli, write_platform, write_ranks
 
 
@@ -69,6 +69,40 @@ def test_an_eager_message_completes_at_once_on_the_sender(tmp_path: Path, progre
     # thread or a reserved core.
     expected = 0.0 if progress == "ideal" else OVERHEAD + copy(1024)
     assert results["ranks"][0]["end_time"] == pytest.approx(expected, rel=1e-6, abs=1e-12)
+
+
+A_BYTES, B_BYTES, B_POSTED = 4194304, 1048576, 1e-4
+TWO_TRANSFERS_ON_ONE_ROUTE = [
+    f"""0 init
+        0 isend 1 0 {A_BYTES}
+        0 compute {B_POSTED * SPEED:g}
+        0 isend 1 1 {B_BYTES}
+        0 wait 0 1 1
+        0 compute 1e6
+        0 wait 0 1 0
+        0 finalize""",
+    f"""1 init
+        1 irecv 0 0 {A_BYTES}
+        1 irecv 0 1 {B_BYTES}
+        1 wait 0 1 0
+        1 wait 0 1 1
+        1 finalize""",
+]
+
+
+@pytest.mark.parametrize("carried", ["yes", "no"])
+def test_two_transfers_on_one_route_share_it_as_max_min_says(tmp_path: Path, carried: str) -> None:
+    # Under `ideal` each transfer starts as its send is posted. A (4 MiB) runs alone until B (1 MiB, posted 100 us
+    # later) has paid its latency; then each gets half of the NIC's bandwidth until B ends, and A alone again: B ends
+    # at t_B + L + 2 S_B / B, A at L + (S_A + S_B) / B (the NIC never idles). With network/carry-flows (the engine's
+    # default) both ride one max-min variable from B's arrival on; without, each has its own: the same times.
+    results = replay(tmp_path, TWO_TRANSFERS_ON_ONE_ROUTE, "ideal", settings=(f"network/carry-flows:{carried}",))
+    size_a, size_b = A_BYTES + ENVELOPE, B_BYTES + ENVELOPE
+    assert B_POSTED * NIC_BANDWIDTH + size_b < size_a  # B ends first
+    b_ends = B_POSTED + LATENCY + 2 * size_b / NIC_BANDWIDTH
+    a_ends = LATENCY + (size_a + size_b) / NIC_BANDWIDTH
+    assert results["ranks"][0]["end_time"] == pytest.approx(b_ends + 1e6 / SPEED, rel=1e-9)
+    assert results["ranks"][1]["end_time"] == pytest.approx(a_ends, rel=1e-9)
 
 
 BUSY_RECEIVER_WITH_A_TEST = [
