@@ -430,11 +430,14 @@ perl -0pi -e 's{(  using NetworkAction::NetworkAction;\n  void update_remains_la
 perl -0pi -e 's{(double sg_latency_factor     = 1\.0;)}{static simgrid::config::Flag<bool> cfg_carry_flows( // progsim\n    "network/carry-flows", "Whether the flows of one route, factor, bound and penalty share one max-min variable", false);\n\n$1}' "$NET_CPP"
 perl -0pi -e 's{(  action->set_rate_factor\(bw_factor\);\n)}{$1  action->bw_factor_ = bw_factor; // progsim: a carrier\x27s key\n}' "$NET_CPP"
 CARRIED=$(cat <<'CPP'
-  /* progsim: a flow that a carrier will carry takes no part in the links' sharing itself */
+  /* progsim: a flow that a carrier will carry takes no part in the links' sharing itself; only linear sharing is
+   * carried (a non-linear link's capacity follows its count of flows, which a carrier would hide) */
+  auto linear = [](const StandardLinkImpl* link) {
+    return link->get_sharing_policy() == s4u::Link::SharingPolicy::SHARED ||
+           link->get_sharing_policy() == s4u::Link::SharingPolicy::FATPIPE;
+  };
   if (cfg_carry_flows && is_update_lazy() && not failed && not route.empty() &&
-      std::none_of(route.begin(), route.end(), [](const StandardLinkImpl* link) {
-        return link->get_sharing_policy() == s4u::Link::SharingPolicy::WIFI;
-      })) {
+      std::all_of(route.begin(), route.end(), linear) && std::all_of(back_route.begin(), back_route.end(), linear)) {
     action->carried_ = true;
     if (action->latency_ <= 0) { // no latency to pay: it joins now
       get_maxmin_system()->update_variable_penalty(action->get_variable(), 0);
