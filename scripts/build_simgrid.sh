@@ -422,7 +422,7 @@ CPP
 CARRIER_TYPES=$CARRIER_TYPES perl -0pi -e 's{(/\*\*\*\*\*\*\*\*\*\n \* Model \*\n \*\*\*\*\*\*\*\*\*/\n)}{$ENV{CARRIER_TYPES}\n$1}' "$NET_HPP"
 perl -0pi -e 's{(#include "xbt/string.hpp"\n)}{$1\n#include <map>\n#include <tuple>\n}' "$NET_HPP"
 perl -0pi -e 's{(class XBT_PRIVATE NetworkSmpiModel;\n)}{$1struct FlowCarrier;\n}' "$NET_HPP"
-perl -0pi -e 's{(                                const std::vector<StandardLinkImpl\*>& back_route\);\n)}{$1  // progsim: the carriers of flows, by their key (FlowCarrier)\n  std::map<FlowCarrier::Key, FlowCarrier> carriers_;\n  void carry(NetworkCm02Action* flow);\n  void carrier_due(FlowCarrier& carrier);\n  void carrier_release(FlowCarrier& carrier, int flows);\n}' "$NET_HPP"
+perl -0pi -e 's{(                                const std::vector<StandardLinkImpl\*>& back_route\);\n)}{$1  // progsim: the carriers of flows, by their key (FlowCarrier)\n  std::map<FlowCarrier::Key, FlowCarrier> carriers_;\n  void carry(NetworkCm02Action* flow);\n  void carrier_due(FlowCarrier& carrier);\n  void carrier_release(FlowCarrier& carrier, int flows);\n  void carrier_weigh(FlowCarrier& carrier, int flows); // n flows more (or fewer) on its links, its first end\n}' "$NET_HPP"
 perl -0pi -e 's{(  explicit NetworkCm02Model\(const std::string& name\);\n)}{$1  ~NetworkCm02Model() override;\n  void carrier_leave(NetworkCm02Action* flow); // progsim: a carried flow destroyed before its end\n}' "$NET_HPP"
 perl -0pi -e 's{(  using NetworkAction::NetworkAction;\n  void update_remains_lazy\(double now\) override;\n)}{$1  ~NetworkCm02Action() override;\n  // progsim: carriers (FlowCarrier)\n  double bw_factor_           = 1.0;     // the bandwidth factor that its rate has\n  bool carried_               = false;   // joins a carrier once its latency is paid\n  bool is_carrier_            = false;   // this action is a carrier\n  FlowCarrier* carrier_       = nullptr; // the carrier it joined (a carrier: its own)\n  std::pair<double, uint64_t> carried_end_; // its key among its carrier\x27s flows\n}' "$NET_HPP"
 
@@ -504,14 +504,18 @@ void NetworkCm02Model::carry(NetworkCm02Action* flow)
   } else {
     carrier.action->update_remains_lazy(EngineImpl::get_clock());
   }
-  for (auto const* link : carrier.route)
-    get_maxmin_system()->expand(link->get_constraint(), carrier.action->get_variable(), 1.0);
-  for (auto const* link : carrier.back_route)
-    get_maxmin_system()->expand(link->get_constraint(), carrier.action->get_variable(), .05);
-
   flow->carrier_     = &carrier;
   flow->carried_end_ = {carrier.moved + flow->get_remains_no_update(), carrier.joined++};
   carrier.flows.emplace(flow->carried_end_, flow);
+  carrier_weigh(carrier, 1);
+}
+
+void NetworkCm02Model::carrier_weigh(FlowCarrier& carrier, int flows)
+{
+  for (auto const* link : carrier.route)
+    get_maxmin_system()->expand(link->get_constraint(), carrier.action->get_variable(), 1.0 * flows);
+  for (auto const* link : carrier.back_route)
+    get_maxmin_system()->expand(link->get_constraint(), carrier.action->get_variable(), .05 * flows);
   carrier.action->set_remains(carrier.flows.begin()->first.first - carrier.moved);
   get_action_heap().remove(carrier.action); // its constraints changed: the next solve dates it
 }
@@ -551,12 +555,7 @@ void NetworkCm02Model::carrier_release(FlowCarrier& carrier, int flows)
     carriers_.erase(carrier.key);
     return;
   }
-  for (auto const* link : carrier.route)
-    get_maxmin_system()->expand(link->get_constraint(), carrier.action->get_variable(), -1.0 * flows);
-  for (auto const* link : carrier.back_route)
-    get_maxmin_system()->expand(link->get_constraint(), carrier.action->get_variable(), -.05 * flows);
-  carrier.action->set_remains(carrier.flows.begin()->first.first - carrier.moved);
-  get_action_heap().remove(carrier.action); // its constraints changed: the next solve dates it
+  carrier_weigh(carrier, -flows);
 }
 
 NetworkCm02Action::~NetworkCm02Action()
