@@ -239,6 +239,9 @@ int main(int argc, char** argv)
   // same sharing, at the cost of a few variables per route where a burst of messages would put thousands.
   if (simgrid::config::is_default("network/carry-flows"))
     simgrid::config::set_value<bool>("network/carry-flows", true);
+  // Routes are computed once per pair of hosts (scripts/build_simgrid.sh, route-cache): the same routes.
+  if (simgrid::config::is_default("network/route-cache"))
+    simgrid::config::set_value<bool>("network/route-cache", true);
   if (argc != 4)
     return usage(argv[0]);
   const std::string platform = argv[1];
