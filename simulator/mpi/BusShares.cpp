@@ -31,36 +31,56 @@ BusShares::Model BusShares::Model::of(const simgrid::s4u::Link& link, const Rout
 std::shared_ptr<SharedFlow> BusShares::start(double bytes, double rate, double start)
 {
   const double now = sg4::Engine::get_clock();
-  advance(now);
+  catch_up(now);
   start         = std::max(start, now);
   double factor = model_.bandwidth_factor.at(bytes);
   double bound  = std::min(model_.bandwidth, model_.window);
   if (rate > 0)
     bound = std::min(bound, rate / factor);
   double latency = model_.latency * model_.latency_factor.at(bytes);
-  auto handle = std::make_shared<SharedFlow>();
-  flows_.push_back(Flow{bytes, bound, factor, start + latency, 0, handle});
-  share(now);
-  schedule(now);
+  auto handle    = std::make_shared<SharedFlow>();
+  now_.flows.push_back(Flow{bytes, bound, factor, start + latency, 0});
+  handles_.push_back(handle);
+  share(now_);
+  schedule();
   return handle;
 }
 
-void BusShares::advance(double now)
+double BusShares::next_change(const Shares& shares, bool& an_end)
 {
-  const double elapsed = now - updated_at_;
-  if (elapsed > 0)
-    for (auto& flow : flows_)
-      if (flow.value > 0)
-        flow.remaining -= flow.value * flow.factor * elapsed;
-  updated_at_ = now;
+  double next_end   = kNever;
+  double next_start = kNever;
+  for (auto const& flow : shares.flows) {
+    if (flow.value > 0)
+      next_end = std::min(next_end, shares.at + flow.remaining / (flow.value * flow.factor));
+    else if (flow.active_from > shares.at)
+      next_start = std::min(next_start, flow.active_from);
+  }
+  an_end = next_end <= next_start;
+  return std::min(next_end, next_start);
 }
 
-void BusShares::share(double now)
+void BusShares::advance(Shares& shares, double now)
+{
+  const double elapsed = now - shares.at;
+  if (elapsed > 0)
+    for (auto& flow : shares.flows)
+      if (flow.value > 0)
+        flow.remaining -= flow.value * flow.factor * elapsed;
+  shares.at = now;
+}
+
+bool BusShares::done(const Flow& flow)
+{
+  return flow.value > 0 && flow.remaining <= flow.value * flow.factor * kPrecision;
+}
+
+void BusShares::share(Shares& shares)
 {
   active_.clear();
-  for (auto& flow : flows_) {
+  for (auto& flow : shares.flows) {
     flow.value = 0;
-    if (flow.active_from <= now + kPrecision)
+    if (flow.active_from <= shares.at + kPrecision)
       active_.push_back(&flow);
   }
   std::sort(active_.begin(), active_.end(), [](const Flow* a, const Flow* b) { return a->bound < b->bound; });
@@ -74,38 +94,59 @@ void BusShares::share(double now)
   }
 }
 
-void BusShares::schedule(double now)
+void BusShares::catch_up(double now)
 {
-  double next = kNever;
-  for (auto const& flow : flows_) {
-    if (flow.value > 0)
-      next = std::min(next, now + flow.remaining / (flow.value * flow.factor));
-    else if (flow.active_from > now)
-      next = std::min(next, flow.active_from);
+  bool an_end = false;
+  for (double date = next_change(now_, an_end); not an_end && date < now; date = next_change(now_, an_end)) {
+    advance(now_, date); // schedule() made sure that no flow ends there
+    share(now_);
   }
-  if (next < kNever)
-    next_event_.at(next, [this]() { on_event(); });
+  advance(now_, now);
+}
+
+void BusShares::schedule()
+{
+  bool an_end = false;
+  double date = next_change(now_, an_end);
+  if (not an_end && date < kNever) { // latencies end first: their changes come without an event of their own
+    ahead_.flows = now_.flows;
+    ahead_.at    = now_.at;
+    while (not an_end && date < kNever) {
+      advance(ahead_, date);
+      if (std::any_of(ahead_.flows.begin(), ahead_.flows.end(), done)) {
+        an_end = true; // a flow ends with that latency, within the precision: someone hears of it then
+        break;
+      }
+      share(ahead_);
+      date = next_change(ahead_, an_end);
+    }
+  }
+  if (date < kNever)
+    next_event_.at(date, [this]() { on_event(); });
   else
     next_event_.clear();
 }
 
 void BusShares::on_event()
 {
-  const double now = sg4::Engine::get_clock();
-  advance(now);
-  std::vector<std::shared_ptr<SharedFlow>> done;
-  for (auto it = flows_.begin(); it != flows_.end();) {
-    bool ends = it->value > 0 && it->remaining <= it->value * it->factor * kPrecision;
-    if (ends) {
-      done.push_back(std::move(it->handle));
-      it = flows_.erase(it);
-    } else
-      ++it;
+  catch_up(sg4::Engine::get_clock());
+  std::vector<std::shared_ptr<SharedFlow>> ended;
+  size_t kept = 0;
+  for (size_t i = 0; i < now_.flows.size(); i++) {
+    if (done(now_.flows[i])) {
+      ended.push_back(std::move(handles_[i]));
+      continue;
+    }
+    now_.flows[kept] = now_.flows[i];
+    handles_[kept]   = std::move(handles_[i]);
+    kept++;
   }
-  share(now);
-  schedule(now);
-  for (auto& flow : done) {
-    flow->finish_time = now;
+  now_.flows.resize(kept);
+  handles_.resize(kept);
+  share(now_);
+  schedule();
+  for (auto& flow : ended) {
+    flow->finish_time = now_.at;
     for (auto& tell : std::exchange(flow->on_end, {}))
       tell();
   }

@@ -121,3 +121,47 @@ TEST(BusShares, FortyFlowsOfRandomSizesRatesAndStarts)
   EXPECT_EQ(same_ends(flows, kLv08), 0);
   EXPECT_EQ(same_ends(flows, kNoCrossTraffic), 0);
 }
+
+TEST(BusShares, ABurstOfShortFlowsWhoseLatenciesOverlap)
+{
+  // 48-byte flows 10 ns apart behind a 100 ns latency: each starts to move while others still wait their latency,
+  // and ends 2.4 ns later; the latencies' ends change the shares between ends.
+  std::vector<FlowSpec> flows;
+  for (int i = 0; i < 32; i++)
+    flows.push_back({i * 1e-8, 48});
+  flows.push_back({5e-8, 1048576});
+  EXPECT_EQ(same_ends(flows, kSmpi), 0);
+  EXPECT_EQ(same_ends(flows, kCm02), 0);
+}
+
+namespace {
+/** Whether SimGrid's clock moves `expected` times while `flows` run through BusShares alone (0: yes). */
+int clock_moves(const std::vector<FlowSpec>& flows, int expected)
+{
+  std::unique_ptr<progsim::mpi::BusShares> shares;
+  auto moves = std::make_shared<int>(0);
+  return progsim::testing::simulate_in_child(
+      kPlatform, kSmpi,
+      [&](Failures&) {
+        const progsim::mpi::RouteDelay network;
+        shares = std::make_unique<progsim::mpi::BusShares>(
+            progsim::mpi::BusShares::Model::of(*sg4::Link::by_name("bus2"), network));
+        sg4::Engine::on_time_advance_cb([moves](double) { ++*moves; });
+        sg4::Actor::create("starter", sg4::Engine::get_instance()->host_by_name("core1"), [&shares, flows]() {
+          for (auto const& f : flows)
+            shares->start(f.bytes, f.rate, f.start);
+        });
+      },
+      [&](Failures& failures) { expect_near(failures, "clock moves", *moves, expected, 0); });
+}
+} // namespace
+
+TEST(BusShares, OnlyTheFlowsEndsMoveTheClock)
+{
+  // 16 flows of 1 KiB, 30 ns apart behind a 100 ns latency: 16 latencies' ends and 16 ends, at 32 dates. The
+  // latencies' ends tell nobody, so the kernel stops at the 16 ends alone.
+  std::vector<FlowSpec> flows;
+  for (int i = 0; i < 16; i++)
+    flows.push_back({i * 3e-8, 1024});
+  EXPECT_EQ(clock_moves(flows, 16), 0);
+}
