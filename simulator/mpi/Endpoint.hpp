@@ -20,6 +20,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -158,6 +159,8 @@ public:
   void rank_expects(double date);
   /** The rank is done. */
   void finish();
+  /** Every rank waits (paused) or one goes on again: a rank polling in a wait drops or takes up its load. */
+  void pause_polling(bool paused);
   /** Requests posted and not complete, oldest first: for deadlock reports. */
   std::vector<RequestPtr> pending_requests() const;
   const MatchQueues& queues() const { return queues_; }
@@ -180,6 +183,10 @@ private:
   friend class KernelSteps;
   friend struct KernelRun;
   using Callback = std::function<void()>;
+  /** The rank polls its core in a wait, as MPI libraries do, where the mechanism says so (World::set_polling), or
+   * stops. */
+  void start_polling();
+  void stop_polling();
   /** For timelines: the message a step belongs to, when and by which actor its transfer was started (a time below 0:
    * the step is no arrival), and when its last flow ended. */
   struct StepOrigin {
@@ -256,6 +263,7 @@ private:
   std::vector<Followed> followed_;
   Wakeup wakeup_;              // wakes the rank blocked in wait()
   bool rank_waiting_ = false;
+  std::optional<uint64_t> poll_load_; // the core a waiting rank keeps busy polling, while the background runs
   MatchQueues queues_;
   PeerCounters next_sequence_;                               // per destination
   PeerCounters expected_sequence_;                           // per source

@@ -4,13 +4,35 @@
 #include "mpi/KernelWait.hpp"
 #include "mpi/World.hpp"
 
-#include <optional>
-
 namespace progsim::mpi {
 
 void Endpoint::finish()
 {
   world_.set_polling(*this, false);
+}
+
+void Endpoint::start_polling()
+{
+  // A polling rank keeps its core busy: a load of one core, at the priority of any execution.
+  if (world_.set_polling(*this, true))
+    poll_load_ = world_.cores_of(host_).start_load(host_->get_speed(), 1);
+}
+
+void Endpoint::stop_polling()
+{
+  if (poll_load_)
+    world_.cores_of(host_).stop_load(*poll_load_);
+  poll_load_.reset();
+  world_.set_polling(*this, false);
+}
+
+void Endpoint::pause_polling(bool paused)
+{
+  if (paused && poll_load_) {
+    world_.cores_of(host_).stop_load(*poll_load_);
+    poll_load_.reset();
+  } else if (not paused && not poll_load_)
+    poll_load_ = world_.cores_of(host_).start_load(host_->get_speed(), 1);
 }
 
 void Endpoint::notify_rank()
@@ -61,15 +83,10 @@ void Endpoint::wait(const RequestPtr& request)
       }
       // From here to the wait nothing yields: work made ready later finds the rank waiting and rings.
       rank_waiting_ = true;
-      // A polling rank keeps its core busy: a load of one core, at the priority of any execution.
-      std::optional<uint64_t> poll_load;
-      if (world_.set_polling(*this, true))
-        poll_load = world_.cores_of(host_).start_load(host_->get_speed(), 1);
+      start_polling();
       wakeup_.wait_until(next);
       rank_waiting_ = false;
-      if (poll_load)
-        world_.cores_of(host_).stop_load(*poll_load);
-      world_.set_polling(*this, false);
+      stop_polling();
     }
     progress(own_runner_);
   }

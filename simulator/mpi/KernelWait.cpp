@@ -52,16 +52,14 @@ void KernelWait::steps_ran(bool for_actor)
     end();
     return;
   }
-  World& world = endpoint_.world_;
-  double next  = endpoint_.next_ready(endpoint_.own_runner_);
+  double next = endpoint_.next_ready(endpoint_.own_runner_);
   if (next <= endpoint_.clock()) { // ready meanwhile
     look();
     return;
   }
   // Nothing is ready: the rank polls its core until rung (a request done, new work) or until the next arrival.
   endpoint_.rank_waiting_ = true;
-  if (world.set_polling(endpoint_, true))
-    poll_load_ = world.cores_of(endpoint_.host_).start_load(endpoint_.host_->get_speed(), 1);
+  endpoint_.start_polling();
   if (endpoint_.wakeup_.wait_then(next, [this]() {
         stop_polling();
         look();
@@ -73,12 +71,8 @@ void KernelWait::steps_ran(bool for_actor)
 
 void KernelWait::stop_polling()
 {
-  World& world            = endpoint_.world_;
   endpoint_.rank_waiting_ = false;
-  if (poll_load_)
-    world.cores_of(endpoint_.host_).stop_load(*poll_load_);
-  poll_load_.reset();
-  world.set_polling(endpoint_, false);
+  endpoint_.stop_polling();
 }
 
 void KernelWait::end()

@@ -47,7 +47,6 @@ private:
   bool parked_    = false;
   bool over_      = false;
   bool for_actor_ = false; // ended for a step the rank's actor must run
-  std::optional<uint64_t> poll_load_;
   std::function<void()> blocked_; // what the rank does as it starts to wait
   const std::function<void()> call_paid_ = [this]() { call_paid(); };
 };

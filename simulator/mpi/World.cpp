@@ -283,7 +283,7 @@ void World::update_background()
     background_paused_ = all_waiting;
     progress_->pause_background(all_waiting);
     for (auto rank = polling_.find_first(); rank != polling_.npos; rank = polling_.find_next(rank))
-      endpoints_[rank]->notify_rank(); // polling ranks drop or take up their load
+      endpoints_[rank]->pause_polling(all_waiting); // polling ranks drop or take up their load
   }
 }
 
