@@ -187,6 +187,9 @@ private:
    * stops. */
   void start_polling();
   void stop_polling();
+  /** The load of the core it polls, taken or dropped. */
+  void take_poll_load();
+  void drop_poll_load();
   /** For timelines: the message a step belongs to, when and by which actor its transfer was started (a time below 0:
    * the step is no arrival), and when its last flow ended. */
   struct StepOrigin {

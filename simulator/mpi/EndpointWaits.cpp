@@ -13,26 +13,35 @@ void Endpoint::finish()
 
 void Endpoint::start_polling()
 {
-  // A polling rank keeps its core busy: a load of one core, at the priority of any execution.
   if (world_.set_polling(*this, true))
-    poll_load_ = world_.cores_of(host_).start_load(host_->get_speed(), 1);
+    take_poll_load();
 }
 
 void Endpoint::stop_polling()
 {
-  if (poll_load_)
-    world_.cores_of(host_).stop_load(*poll_load_);
-  poll_load_.reset();
+  drop_poll_load();
   world_.set_polling(*this, false);
 }
 
 void Endpoint::pause_polling(bool paused)
 {
-  if (paused && poll_load_) {
+  if (paused)
+    drop_poll_load();
+  else if (not poll_load_)
+    take_poll_load();
+}
+
+void Endpoint::take_poll_load()
+{
+  // A polling rank keeps its core busy: a load of one core, at the priority of any execution.
+  poll_load_ = world_.cores_of(host_).start_load(host_->get_speed(), 1);
+}
+
+void Endpoint::drop_poll_load()
+{
+  if (poll_load_)
     world_.cores_of(host_).stop_load(*poll_load_);
-    poll_load_.reset();
-  } else if (not paused && not poll_load_)
-    poll_load_ = world_.cores_of(host_).start_load(host_->get_speed(), 1);
+  poll_load_.reset();
 }
 
 void Endpoint::notify_rank()
