@@ -57,6 +57,7 @@ constexpr Spec k_bus_sharing{"progsim/bus-sharing", "", "How the flows on a memo
 constexpr Spec k_run_ahead{"progsim/run-ahead", "", "A rank whose core nobody else uses and whose steps nobody else runs (none, offload without offloads) lets its CPU work run ahead of SimGrid's clock until it next looks at arrivals, with one pause for all of it (yes: exact, fewer actor switches, a faster replay), or pauses for each overhead and computation (no)"};
 constexpr Spec k_loopback_transfers{"progsim/loopback-transfers", "", "Messages between two ranks of a host, over links that the platform marks as its loopback, are SimGrid transfers (yes), or arrive after the time their route takes them, computed from SimGrid's network model (no: exact, since nothing else crosses those links; fewer transfers, a faster replay; transfers anyway under network models other than SMPI, CM02 and LV08)"};
 constexpr Spec k_control_transfers{"progsim/control-transfers", "", "Control messages are SimGrid transfers that share the links' bandwidth with the data (yes), or arrive after the time their route takes them when idle, computed from SimGrid's network model (no: fewer transfers, a faster replay; transfers anyway under network models other than SMPI, CM02 and LV08)"};
+constexpr Spec k_small_flows{"progsim/small-flow-bytes", "B", "A message's flows of at most this many bytes (its transfer, its DMA, its copies' bus traffic) take the time their route takes them when idle, computed from SimGrid's network model, and load no link, as control messages do (auto: control-bytes under every mechanism but ideal, whose transfers are SMPI's; 0: every flow is shared; flows anyway under network models other than SMPI, CM02 and LV08)"};
 constexpr Spec k_envelope_bytes{"progsim/envelope-bytes", "B", "Bytes of header added to every message (SMPI adds 16)"};
 constexpr Spec k_detached{"progsim/detached-threshold", "B", "ideal: sends smaller than this complete at once (SMPI's smpi/send-is-detached-thresh)"};
 constexpr Spec k_smpi_test{"progsim/smpi-test-sleep", "s", "ideal: seconds injected per MPI_Test, growing while tests fail (SMPI's smpi/test)"};
@@ -110,6 +111,7 @@ struct Flags {
   Flag<bool> run_ahead{k_run_ahead.key, k_run_ahead.description, true};
   Flag<bool> steps_in_kernel{k_steps_in_kernel.key, k_steps_in_kernel.description, true};
   Flag<std::string> bus_sharing{k_bus_sharing.key, k_bus_sharing.description, "closed-form"};
+  Flag<std::string> small_flows{k_small_flows.key, k_small_flows.description, "auto"};
   Flag<double> envelope_bytes{k_envelope_bytes.key, k_envelope_bytes.description, 16.0};
   Flag<double> detached{k_detached.key, k_detached.description, 65536.0};
   Flag<double> smpi_test{k_smpi_test.key, k_smpi_test.description, 1e-4};
@@ -165,6 +167,19 @@ int64_t bytes(const Spec& spec, double value, bool positive = false)
     throw std::invalid_argument(std::string(spec.key) + ": expected a whole number of bytes up to 1e18, got " +
                                 number(value));
   return static_cast<int64_t>(value);
+}
+
+/** progsim/small-flow-bytes: a byte count, or auto (control-bytes, none under ideal, whose transfers are SMPI's). */
+int64_t parse_small_flow_bytes(const std::string& value, const Parameters& p)
+{
+  if (value == "auto")
+    return p.progress == "ideal" ? 0 : p.control_bytes;
+  char* end   = nullptr;
+  double size = std::strtod(value.c_str(), &end);
+  if (value.empty() || end != value.c_str() + value.size())
+    throw std::invalid_argument(std::string(k_small_flows.key) + ": expected auto or a number of bytes, got '" +
+                                value + "'");
+  return bytes(k_small_flows, size);
 }
 
 std::string choice(const Spec& spec, const std::string& value, std::initializer_list<const char*> allowed)
@@ -223,6 +238,7 @@ Parameters Parameters::from_flags()
   p.pipeline_depth                = f.pipeline_depth.get();
   p.control_bytes                 = bytes(k_control_bytes, f.control_bytes.get());
   p.envelope_bytes                = bytes(k_envelope_bytes, f.envelope_bytes.get());
+  p.small_flow_bytes              = parse_small_flow_bytes(f.small_flows.get(), p);
   p.detached_threshold            = bytes(k_detached, f.detached.get());
   p.smpi_test_sleep               = checked(k_smpi_test, f.smpi_test.get());
   p.thread_poll_interval          = checked(k_poll_interval, f.poll_interval.get());
@@ -300,6 +316,7 @@ std::vector<ParameterInfo> Parameters::describe()
       info(k_run_ahead, f.run_ahead.get() ? "yes" : "no"),
       info(k_steps_in_kernel, f.steps_in_kernel.get() ? "yes" : "no"),
       info(k_bus_sharing, f.bus_sharing.get()),
+      info(k_small_flows, f.small_flows.get()),
       info(k_envelope_bytes, number(f.envelope_bytes.get())),
       info(k_detached, number(f.detached.get())),
       info(k_smpi_test, number(f.smpi_test.get())),

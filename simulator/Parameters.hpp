@@ -50,6 +50,7 @@ struct Parameters {
   bool run_ahead = true;                      // a rank's CPU work on a core of its own runs ahead of SimGrid's clock
   bool steps_in_kernel = true;                // a rank's steps in its waits on shared cores are run by the kernel
   std::string bus_sharing = "closed-form";    // memory buses' flows: SimGrid transfers, or closed-form (BusShares)
+  int64_t small_flow_bytes = 0;               // a message's flows up to this size take their idle route's time
   int64_t envelope_bytes = 16;                // header added to every message, as SMPI does
   int64_t detached_threshold = 65536;         // direct protocol: sends below this complete at once
   double smpi_test_sleep = 1e-4;              // direct protocol: SMPI's injected cost of MPI_Test

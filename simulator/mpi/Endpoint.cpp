@@ -123,8 +123,13 @@ void Endpoint::spend(double cpu_seconds, int64_t copy_bytes)
       world_.spend_cpu(host_, cpu_seconds);
     return;
   }
-  world_.copy(rank_, copy_bytes, true, cpu_seconds, clock_.hand_over()); // the CPU work, then the copy
   copy_seconds_ += world_.copy_seconds(copy_bytes);
+  if (runs_ahead_) // a small copy on a core of its own is time alone, which the rank's clock runs ahead through
+    if (double dated = world_.dated_copy_seconds(rank_, copy_bytes, host_); dated >= 0) {
+      clock_.work(cpu_seconds + dated);
+      return;
+    }
+  world_.copy(rank_, copy_bytes, true, cpu_seconds, clock_.hand_over()); // the CPU work, then the copy
 }
 
 void Endpoint::charge(double cpu_seconds, int64_t copy_bytes)
@@ -324,8 +329,11 @@ Transfer Endpoint::transfer(int from, int to, int64_t bytes, bool data)
   const double date = clock(); // this endpoint's rank or agent starts it
   Transfer transfer;
   transfer.arrives = world_.loopback_arrival(from, to, bytes, date);
-  if (transfer.arrives < 0)
-    transfer.wire = transfer_starts::sendto(world_.host_of(from), world_.host_of(to), bytes, 0, date);
+  if (transfer.arrives < 0) // a small message: its route's time and its DMA's, no flow
+    transfer.arrives = world_.dated_arrival(from, to, bytes, date, data);
+  if (transfer.arrives >= 0)
+    return transfer;
+  transfer.wire = transfer_starts::sendto(world_.host_of(from), world_.host_of(to), bytes, 0, date);
   if (data && not world_.same_node(from, to)) // the NIC reads the data at one end and writes it at the other
     for (int end : {from, to}) // a cached message's DMA reaches memory later, as a write-back nobody waits for
       for (auto const& flow : world_.memory().dma(end, bytes, world_.memory().cached(bytes), date).transfers)

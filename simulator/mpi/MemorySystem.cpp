@@ -177,6 +177,20 @@ BusTraffic MemorySystem::dma(int rank, int64_t bytes, bool write_back, double st
   return load(nic_domain_[rank], data_memory_[rank], bytes, BusUser::Nic, 0, write_back, start);
 }
 
+MemorySystem::FlowRoute MemorySystem::copy_route(int rank) const
+{
+  if (not has_bus(rank))
+    return {};
+  return {rank_host_[rank], data_memory_[rank], policy_->transfers_per_flow(BusUser::Core) != 1};
+}
+
+MemorySystem::FlowRoute MemorySystem::dma_route(int rank) const
+{
+  if (not parameters_.dma_loads_bus || not has_bus(rank) || nic_domain_[rank] == nullptr)
+    return {};
+  return {nic_domain_[rank], data_memory_[rank], policy_->transfers_per_flow(BusUser::Nic) != 1};
+}
+
 BusTraffic MemorySystem::load(sg4::Host* from, sg4::Host* memory, int64_t bytes, BusUser user, double rate,
                                bool write_back, double start)
 {

@@ -75,6 +75,18 @@ public:
    * (0: now). */
   BusTraffic dma(int rank, int64_t bytes, bool write_back = false, double start = 0);
 
+  /** Where a flow goes, for a small one that takes its idle route's time instead (World::dated_copy_seconds):
+   * from the host that moves the data to the memory that holds it; memory null where no bus is loaded. */
+  struct FlowRoute {
+    const simgrid::s4u::Host* from   = nullptr;
+    const simgrid::s4u::Host* memory = nullptr;
+    bool in_parts = false; // the policy splits it into transfers of their own (they cannot take a date)
+  };
+  /** A copy's, from `rank`'s core to its data. */
+  FlowRoute copy_route(int rank) const;
+  /** A DMA's of `rank`'s data, from its NIC's domain (none unless progsim/dma-loads-bus). */
+  FlowRoute dma_route(int rank) const;
+
 private:
   BusTraffic load(simgrid::s4u::Host* from, simgrid::s4u::Host* memory, int64_t bytes,
                   models::contention::BusUser user, double rate, bool write_back = false, double start = 0);

@@ -112,6 +112,11 @@ double RouteDelay::arrival(const sg4::Host* from, const sg4::Host* to, double no
   return arrival_over(idle_route(from, to), now, bytes);
 }
 
+double RouteDelay::arrival(const sg4::Host* from, const sg4::Host* to, double now, int64_t bytes, double rate) const
+{
+  return arrival_over(idle_route(from, to), now, bytes, rate);
+}
+
 double RouteDelay::loopback_arrival(const sg4::Host* from, const sg4::Host* to, double now, int64_t bytes) const
 {
   auto const& route = idle_route(from, to);
@@ -131,12 +136,14 @@ double RouteDelay::loopback_arrival(const sg4::Host* from, const sg4::Host* to, 
   return route.loopback ? arrival_over(route, now, bytes) : -1;
 }
 
-double RouteDelay::arrival_over(const IdleRoute& route, double now, int64_t bytes) const
+double RouteDelay::arrival_over(const IdleRoute& route, double now, int64_t bytes, double rate) const
 {
   if (route.latency < 0)
     return -1;
-  auto size       = static_cast<double>(bytes);
-  double transfer = bytes > 0 && route.rate > 0 ? size / (route.rate * bandwidth_factor_.at(size)) : 0.0;
+  auto size     = static_cast<double>(bytes);
+  double factor = bandwidth_factor_.at(size);
+  double value  = rate > 0 ? std::min(route.rate, rate / factor) : route.rate; // the variable's, as BusShares bounds it
+  double transfer = bytes > 0 && value > 0 ? size / (value * factor) : 0.0;
   return (now + route.latency * latency_factor_.at(size)) + transfer;
 }
 

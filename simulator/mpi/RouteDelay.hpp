@@ -39,6 +39,9 @@ public:
    * added in the order SimGrid adds them); -1 where the route has a link this cannot follow (wifi, non-linear
    * sharing): then it must be a transfer. */
   double arrival(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to, double now, int64_t bytes) const;
+  /** The same for a flow bounded at `rate` B/s of its own (a paced copy: SimGrid's bound is rate / bandwidth factor). */
+  double arrival(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to, double now, int64_t bytes,
+                 double rate) const;
   /** The same for a transfer over loopback links only, which no other flow can slow; -1 for any other route. */
   double loopback_arrival(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to, double now,
                           int64_t bytes) const;
@@ -90,7 +93,7 @@ private:
   const IdleRoute& idle_route(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to) const;
   const IdleRoute& idle_route(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to, Recent& recent) const;
   IdleRoute read_route(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to) const;
-  double arrival_over(const IdleRoute& route, double now, int64_t bytes) const;
+  double arrival_over(const IdleRoute& route, double now, int64_t bytes, double rate = 0) const;
 
   static constexpr size_t kMaxRoutes = 1 << 20;
   bool applies_ = false;

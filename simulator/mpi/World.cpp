@@ -85,6 +85,41 @@ double World::loopback_arrival(int from, int to, int64_t bytes, double date) con
   return route_delay_->loopback_arrival(host_of(from), host_of(to), date, bytes, recent_routes_[from]);
 }
 
+double World::dated_arrival(int from, int to, int64_t bytes, double date, bool data) const
+{
+  if (not data || not dated(bytes)) // control messages are dates or transfers by progsim/control-transfers
+    return -1;
+  double arrives = route_delay_->arrival(host_of(from), host_of(to), date, bytes, recent_routes_[from]);
+  if (arrives < 0 || same_node(from, to) || memory_.cached(bytes))
+    return arrives; // a cached message's DMA is a write-back, which nobody waits for (and a small one loads nothing)
+  for (int end : {from, to}) { // the NIC reads the data at one end and writes it at the other
+    auto dma = memory_.dma_route(end);
+    if (dma.memory == nullptr)
+      continue;
+    double done = dma.in_parts ? -1 : route_delay_->arrival(dma.from, dma.memory, date, bytes);
+    if (done < 0)
+      return -1;
+    arrives = std::max(arrives, done);
+  }
+  return arrives;
+}
+
+double World::dated_copy_seconds(int rank, int64_t bytes, const sg4::Host* copier) const
+{
+  const int64_t traffic = 2 * bytes; // read and write
+  const double seconds  = copy_seconds(bytes);
+  if (seconds <= 0 || not dated(traffic))
+    return -1;
+  auto flow = memory_.copy_route(rank);
+  if (not parameters_.copy_loads_bus || memory_.cached(bytes) || flow.memory == nullptr)
+    return seconds; // no traffic that the copy waits for (a cached one's write-back loads nothing when small)
+  if (flow.in_parts)
+    return -1;
+  const double rate = copier == flow.from ? static_cast<double>(traffic) / seconds : 0; // paced on the rank's core
+  const double idle = route_delay_->arrival(flow.from, flow.memory, 0.0, traffic, rate);
+  return idle < 0 ? -1 : std::max(seconds, idle);
+}
+
 void World::start()
 {
   if (RouteDelay delay; delay.applies())
@@ -126,6 +161,10 @@ void World::copy(int rank, int64_t bytes, bool shared_core, double cpu_before, d
     pause_.until(begin);
     return;
   }
+  if (double dated = dated_copy_seconds(rank, bytes, sg4::this_actor::get_host()); dated >= 0) {
+    pause_.until(begin + dated); // a small copy: its time on the idle bus, no flow
+    return;
+  }
   BusTraffic bus; // read and write, at the copy's pace; a cached copy's bytes reach memory later, unwaited
   if (parameters_.copy_loads_bus)
     bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, sg4::this_actor::get_host(), memory_.cached(bytes), begin);
@@ -146,6 +185,21 @@ void World::copy_on_shared_cores(int rank, int64_t bytes, double seconds, double
   // The CPU work before and the copy are one execution on the shared cores; the copy's flows start between its
   // parts, from the kernel; it is done at the later of its CPU work's end and its flows' ends. Two executions and a
   // wait for each flow would park an actor up to four times for the same dates.
+  HostCores& cores = cores_of(host_of(rank));
+  if (double dated = dated_copy_seconds(rank, bytes, copier); dated >= 0) {
+    // A small copy: one execution, then what its flow takes beyond the copy's CPU time on the idle bus (exact when
+    // the copy's part runs at full speed; later by what a slower share stretches that part, nanoseconds).
+    copy.pending      = 1;
+    const double rest = dated - seconds;
+    copy.after_cpu    = [&copy, rest]() {
+      if (rest > 0)
+        timers::set(sg4::Engine::get_clock() + rest, copy.one_ended);
+      else
+        copy.one_ended();
+    };
+    cores.start((cpu_before + seconds) * cores.speed(), copy.after_cpu, 0, copy.after_cpu);
+    return;
+  }
   copy.pending     = 1; // the execution, then each flow still running
   copy.start_flows = [this, &copy, rank, bytes, seconds, copier]() {
     if (not parameters_.copy_loads_bus)
@@ -153,7 +207,6 @@ void World::copy_on_shared_cores(int rank, int64_t bytes, double seconds, double
     copy.bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, copier, memory_.cached(bytes));
     count_flows(copy);
   };
-  HostCores& cores = cores_of(host_of(rank));
   cores.start(cpu_before * cores.speed(), copy.start_flows, seconds * cores.speed(), copy.one_ended);
 }
 
@@ -182,6 +235,10 @@ bool World::start_copy(int rank, int64_t bytes, bool shared_core, double cpu_bef
   const double now   = sg4::Engine::get_clock();
   const double begin = now + std::max(cpu_before, 0.0);
   copy.pending       = 1; // the CPU work (a timer at its end), then each flow still running
+  if (double dated = dated_copy_seconds(rank, bytes, copier); dated >= 0) { // a small copy: a date, no flow
+    timers::set(begin + dated, copy.one_ended);
+    return true;
+  }
   if (seconds > 0 && parameters_.copy_loads_bus)
     copy.bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, copier, memory_.cached(bytes), begin);
   const bool paced = copy.bus.paced && not copy.bus.empty(); // its flows alone end it no earlier than its CPU work

@@ -51,6 +51,7 @@ struct CoreCopy {
   int pending = 0;   // the CPU work, then each flow still running
   BusTraffic bus;    // held to the end: the transfers live as long as someone holds them
   std::function<void()> start_flows;
+  std::function<void()> after_cpu; // a small copy's (World::dated_copy_seconds): its idle flow's rest, then done
   const std::function<void()> one_ended = [this]() {
     if (--pending == 0)
       done();
@@ -193,6 +194,15 @@ public:
   /** When `bytes` sent at `date` from `from` to `to` arrive, where their route is loopback links only and they need
    * not be a transfer (progsim/loopback-transfers: no, see RouteDelay); -1: send them as a transfer. */
   double loopback_arrival(int from, int to, int64_t bytes, double date) const;
+  /** Whether a message's flow of `bytes` takes the time its route takes it when idle and loads nothing
+   * (progsim/small-flow-bytes): a date, where SimGrid's network model lets RouteDelay compute it. */
+  bool dated(int64_t bytes) const { return route_delay_.has_value() && bytes <= parameters_.small_flow_bytes; }
+  /** When a small message's data (dated) sent at `date` from `from` to `to` is there: its route's time, or its
+   * DMA's at either end if longer; -1: send it as transfers and flows (and any control message, `data` false). */
+  double dated_arrival(int from, int to, int64_t bytes, double date, bool data) const;
+  /** How long a copy of `bytes` for `rank` by an actor on `copier` takes where its bus traffic is small (dated):
+   * the longer of its CPU time and its flow's time on the idle bus; -1: it needs its flows. */
+  double dated_copy_seconds(int rank, int64_t bytes, const simgrid::s4u::Host* copier) const;
   /** How `host`'s cores are shared, for CPU work and loads on a host whose cores its users may outnumber. */
   HostCores& cores_of(const simgrid::s4u::Host* host);
   /** How an actor that holds no resource lets time pass (a core of its own, a NIC, a tick to wait for). */
