@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from conftest import run_cli, write_platform, write_ranks
 
@@ -22,6 +22,16 @@ ENVELOPE = 16
 LATENCY = 2 * NIC_LATENCY
 POLL_INTERVAL, POLL_COST = 9e-6, 1e-6
 SIMPLE_NETWORK = ["network/model:CM02", "network/crosstraffic:0"]
+# The network models that RouteDelay follows, with and without cross-traffic, SMPI's factors and TCP-gamma's cap.
+NETWORKS = {
+    "CM02": SIMPLE_NETWORK,
+    "CM02 cross-traffic": ["network/model:CM02", "network/crosstraffic:1"],
+    "LV08": ["network/model:LV08", "network/crosstraffic:1"],
+    "SMPI": ["network/model:SMPI", "network/crosstraffic:1"],
+    "SMPI, its own factors": ["network/model:SMPI", "network/crosstraffic:0",
+                              "smpi/lat-factor:0:3.5;32:2.5;1000:1.5", "smpi/bw-factor:0:0.5;100:0.8"],
+    "CM02, TCP-gamma binds": ["network/model:CM02", "network/crosstraffic:1", "network/TCP-gamma:1000"],
+}
 
 
 def transfer(size: int) -> float:
@@ -85,3 +95,18 @@ def replay(directory: Path, ranks: list[str], progress: str, platform_file: Path
 
 def steps(timeline: Path) -> list[dict]:
     return [json.loads(line) for line in timeline.read_text().splitlines() if '"step"' in line]
+
+
+def ping_pong(ranks: int, ping: int, pong: int, size: int, round_trips: int, other: Callable[[int], str]) -> list[str]:
+    """Rank traces where `ping` and `pong` exchange `size` bytes `round_trips` times (blocking send, then receive)
+    and every other rank r runs `other(r)`."""
+    traces = []
+    for r in range(ranks):
+        if r in (ping, pong):
+            peer = pong if r == ping else ping
+            send, recv = f"{r} send {peer} 0 {size}", f"{r} recv {peer} 0 {size}"
+            body = "\n".join([send, recv] * round_trips if r == ping else [recv, send] * round_trips)
+        else:
+            body = other(r)
+        traces.append(f"{r} init\n{body}\n{r} finalize")
+    return traces

@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from analytic_platform import (CONTROL_BYTES, LATENCY, NIC_BANDWIDTH, OVERHEAD, SIMPLE_NETWORK, SPEED, platform,
-                               replay, steps)
+from analytic_platform import CONTROL_BYTES, LATENCY, NETWORKS, NIC_BANDWIDTH, OVERHEAD, SPEED, platform, replay, steps
 
 RENDEZVOUS = [
     "0 init\n0 isend 1 0 16777216\n0 compute 1e6\n0 wait 0 1 0\n0 finalize",
@@ -26,15 +25,6 @@ PUT_RENDEZVOUS = [
     "1 init\n1 recv 0 0 1048576\n1 finalize",
 ]
 
-NETWORKS = {
-    "CM02": SIMPLE_NETWORK,
-    "CM02 cross-traffic": ["network/model:CM02", "network/crosstraffic:1"],
-    "LV08": ["network/model:LV08", "network/crosstraffic:1"],
-    "SMPI": ["network/model:SMPI", "network/crosstraffic:1"],
-    "SMPI, its own factors": ["network/model:SMPI", "network/crosstraffic:0",
-                              "smpi/lat-factor:0:3.5;32:2.5;1000:1.5", "smpi/bw-factor:0:0.5;100:0.8"],
-    "CM02, TCP-gamma binds": ["network/model:CM02", "network/crosstraffic:1", "network/TCP-gamma:1000"],
-}
 
 
 # As a transfer, a control message ends when SimGrid's network model ends it, which is with any event less than

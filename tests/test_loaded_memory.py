@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from analytic_platform import replay
+from analytic_platform import ping_pong, replay
 from conftest import REPOSITORY, write_platform
 
 BUS, CORE, NIC, L0 = 1e10, 4e9, 1e10, 1e-6
@@ -44,17 +44,10 @@ def platform(directory: Path, domains: int = 1) -> Path:
 
 def ping_pong_beside_streams(per_node: int, computing: int, size: int, streamed: int = STREAMED,
                              round_trips: int = ROUND_TRIPS) -> list[str]:
-    ping, pong = 0, per_node
-    ranks = []
-    for r in range(2 * per_node):
-        if r in (ping, pong):
-            peer = pong if r == ping else ping
-            send, recv = f"{r} send {peer} 0 {size}", f"{r} recv {peer} 0 {size}"
-            body = "\n".join([send, recv] * round_trips if r == ping else [recv, send] * round_trips)
-        else:
-            body = f"{r} compute 1e3 {streamed if r % per_node <= computing else 0}"
-        ranks.append(f"{r} init\n{body}\n{r} finalize")
-    return ranks
+    def stream(r: int) -> str:
+        return f"{r} compute 1e3 {streamed if r % per_node <= computing else 0}"
+
+    return ping_pong(2 * per_node, 0, per_node, size, round_trips, stream)
 
 
 def half_round_trip(tmp_path: Path, computing: int, size: int = 4, settings: tuple[str, ...] = (),

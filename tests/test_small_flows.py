@@ -15,22 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from analytic_platform import replay
+from analytic_platform import NETWORKS, ping_pong, replay
 from conftest import write_platform
 
 BUS, BUS_LATENCY, PORT, PORT_LATENCY, NIC, NIC_LATENCY = 1e10, 1e-7, 5e9, 4e-8, 1e10, 1e-6
 COPY, OVERHEAD = 1e9, 1e-6
 ROUND_TRIPS = 20
 
-NETWORKS = {
-    "CM02": ["network/model:CM02", "network/crosstraffic:0"],
-    "CM02 cross-traffic": ["network/model:CM02", "network/crosstraffic:1"],
-    "LV08": ["network/model:LV08", "network/crosstraffic:1"],
-    "SMPI": ["network/model:SMPI", "network/crosstraffic:1"],
-    "SMPI, its own factors": ["network/model:SMPI", "network/crosstraffic:0",
-                              "smpi/lat-factor:0:3.5;32:2.5;1000:1.5", "smpi/bw-factor:0:0.5;100:0.8"],
-    "CM02, TCP-gamma binds": ["network/model:CM02", "network/crosstraffic:1", "network/TCP-gamma:1000"],
-}
 
 
 def platform(directory: Path, cores: int = 2, ranks_per_node: int = 2) -> Path:
@@ -57,18 +48,8 @@ PAIRS = {"between nodes, data next to the NIC": (0, 2), "between nodes, data acr
          "between the domains of a node": (0, 1)}
 
 
-def ping_pong(pair: tuple[int, int], size: int, round_trips: int = ROUND_TRIPS) -> list[str]:
-    ping, pong = pair
-    ranks = []
-    for r in range(4):
-        if r in pair:
-            peer = pong if r == ping else ping
-            send, recv = f"{r} send {peer} 0 {size}", f"{r} recv {peer} 0 {size}"
-            body = "\n".join([send, recv] * round_trips if r == ping else [recv, send] * round_trips)
-        else:
-            body = f"{r} compute 1e3"
-        ranks.append(f"{r} init\n{body}\n{r} finalize")
-    return ranks
+def pairs_ping_pong(pair: tuple[int, int], size: int, round_trips: int = ROUND_TRIPS) -> list[str]:
+    return ping_pong(4, pair[0], pair[1], size, round_trips, lambda r: f"{r} compute 1e3")
 
 
 # A flow ends within surf/precision (1 ns) of an event where SimGrid ends it, at its date exactly as a date; the runs
@@ -106,13 +87,13 @@ def test_on_idle_routes_small_flows_take_what_their_transfers_take(tmp_path: Pat
     # message's step run from the kernel; told of an arrival by its date, it looks again and finds nothing to do. That
     # poll's CPU work shares the rank's cores: with steps run by the actors, the runs are the same.
     settings = ("progsim/steps-in-kernel:no",) if progress == "thread" else ()
-    runs = both_ways(tmp_path, ping_pong(pair, size), progress, settings=settings)
+    runs = both_ways(tmp_path, pairs_ping_pong(pair, size), progress, settings=settings)
     same_times(runs["auto"], runs["0"])
 
 
 @pytest.mark.parametrize("network", NETWORKS)
 def test_every_network_model_the_dates_follow(tmp_path: Path, network: str) -> None:
-    runs = both_ways(tmp_path, ping_pong(PAIRS["between nodes, data across the ports"], 8), "none",
+    runs = both_ways(tmp_path, pairs_ping_pong(PAIRS["between nodes, data across the ports"], 8), "none",
                      settings=tuple(NETWORKS[network]))
     same_times(runs["auto"], runs["0"])
 
@@ -124,24 +105,15 @@ STREAMED = 4_000_000
 
 
 def stream_and_ping_pong(round_trips: int, streamed: int) -> list[str]:
-    ranks = []
-    for r in range(8):
-        if r in (0, 4):
-            peer = 4 - r
-            send, recv = f"{r} send {peer} 0 8", f"{r} recv {peer} 0 8"
-            body = "\n".join([send, recv] * round_trips if r == 0 else [recv, send] * round_trips)
-        elif r in (2, 6):
-            body = f"{r} compute 1e3 {streamed}"
-        else:
-            body = f"{r} compute 1e3"
-        ranks.append(f"{r} init\n{body}\n{r} finalize")
-    return ranks
+    return ping_pong(8, 0, 4, 8, round_trips,
+                     lambda r: f"{r} compute 1e3 {streamed}" if r in (2, 6) else f"{r} compute 1e3")
 
 
 def beside_a_stream(tmp_path: Path, small: str, round_trips: int, streamed: int = STREAMED) -> dict:
     folder = tmp_path / f"{small}-{round_trips}-{streamed}"
     folder.mkdir(exist_ok=True)
-    return replay(folder, stream_and_ping_pong(round_trips, streamed), "none", platform_file=platform(folder, ranks_per_node=4),
+    return replay(folder, stream_and_ping_pong(round_trips, streamed), "none",
+                  platform_file=platform(folder, ranks_per_node=4),
                   settings=("progsim/loaded-latency:no", f"progsim/small-flow-bytes:{small}"))
 
 
