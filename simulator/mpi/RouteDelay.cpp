@@ -107,11 +107,6 @@ RouteDelay::RouteDelay()
   }
 }
 
-double RouteDelay::arrival(const sg4::Host* from, const sg4::Host* to, double now, int64_t bytes) const
-{
-  return arrival_over(idle_route(from, to), now, bytes);
-}
-
 double RouteDelay::arrival(const sg4::Host* from, const sg4::Host* to, double now, int64_t bytes, double rate) const
 {
   return arrival_over(idle_route(from, to), now, bytes, rate);

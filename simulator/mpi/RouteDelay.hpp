@@ -37,11 +37,10 @@ public:
   bool applies() const { return applies_; }
   /** When `bytes` sent now from `from` arrive at `to` over an idle route (the latency's end, then the bytes',
    * added in the order SimGrid adds them); -1 where the route has a link this cannot follow (wifi, non-linear
-   * sharing): then it must be a transfer. */
-  double arrival(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to, double now, int64_t bytes) const;
-  /** The same for a flow bounded at `rate` B/s of its own (a paced copy: SimGrid's bound is rate / bandwidth factor). */
+   * sharing): then it must be a transfer. `rate`: a bound of the flow's own, in B/s (a paced copy: SimGrid's
+   * bound is rate / bandwidth factor); 0: none. */
   double arrival(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to, double now, int64_t bytes,
-                 double rate) const;
+                 double rate = 0) const;
   /** The same for a transfer over loopback links only, which no other flow can slow; -1 for any other route. */
   double loopback_arrival(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to, double now,
                           int64_t bytes) const;

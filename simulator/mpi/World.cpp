@@ -197,7 +197,7 @@ void World::copy_on_shared_cores(int rank, int64_t bytes, double seconds, double
       else
         copy.one_ended();
     };
-    cores.start((cpu_before + seconds) * cores.speed(), copy.after_cpu, 0, copy.after_cpu);
+    cores.start((cpu_before + seconds) * cores.speed(), copy.after_cpu, 0, copy.after_cpu); // no second part
     return;
   }
   copy.pending     = 1; // the execution, then each flow still running

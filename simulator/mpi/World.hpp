@@ -196,7 +196,10 @@ public:
   double loopback_arrival(int from, int to, int64_t bytes, double date) const;
   /** Whether a message's flow of `bytes` takes the time its route takes it when idle and loads nothing
    * (progsim/small-flow-bytes): a date, where SimGrid's network model lets RouteDelay compute it. */
-  bool dated(int64_t bytes) const { return route_delay_.has_value() && bytes <= parameters_.small_flow_bytes; }
+  bool dated(int64_t bytes) const
+  {
+    return route_delay_.has_value() && parameters_.small_flow_bytes > 0 && bytes <= parameters_.small_flow_bytes;
+  }
   /** When a small message's data (dated) sent at `date` from `from` to `to` is there: its route's time, or its
    * DMA's at either end if longer; -1: send it as transfers and flows (and any control message, `data` false). */
   double dated_arrival(int from, int to, int64_t bytes, double date, bool data) const;
