@@ -52,15 +52,15 @@ void MemorySystem::start(const std::vector<sg4::Host*>& rank_hosts)
 
   const std::string& where = parameters_.data_numa;
   data_memory_.assign(rank_hosts.size(), nullptr);
-  nic_domain_.assign(rank_hosts.size(), nullptr);
+  dma_source_.assign(rank_hosts.size(), nullptr);
   for (size_t rank = 0; rank < rank_hosts.size(); rank++) {
     sg4::Host* host = rank_hosts[rank];
     if (hosts.find(host->get_property("progsim:memory")) == nullptr)
       continue; // a platform not compiled by progsim: no bus (stream() says so once)
-    nic_domain_[rank] = hosts.find(host->get_property("progsim:nic-domain"));
-    sg4::Host* data   = host;
+    sg4::Host* nic_domain = hosts.find(host->get_property("progsim:nic-domain"));
+    sg4::Host* data       = host;
     if (where == "nic") {
-      data = nic_domain_[rank] != nullptr ? nic_domain_[rank] : host;
+      data = nic_domain != nullptr ? nic_domain : host;
     } else if (where != "local") {
       auto const& node = domains[host->get_property("progsim:node")];
       auto it          = node.find(std::stoi(where));
@@ -70,6 +70,10 @@ void MemorySystem::start(const std::vector<sg4::Host*>& rank_hosts)
       data = it->second;
     }
     data_memory_[rank] = hosts.find(data->get_property("progsim:memory"));
+    // The data crosses the ports between its domain and the NIC's once. A message's network route starts at its
+    // rank's domain and crosses them already when the data sits there, so its DMA loads the bus alone.
+    if (nic_domain != nullptr)
+      dma_source_[rank] = data == host ? host : nic_domain;
   }
   buses_to_share_ = parameters_.bus_sharing == "closed-form";
 }
@@ -79,10 +83,10 @@ void MemorySystem::share_buses()
   const RouteDelay network;
   if (not network.applies())
     return;
-  // Every route to a memory that this run's flows take: a core's to its data, its NIC domain's to its data.
+  // Every route to a memory that this run's flows take: a core's to its data, its DMA's.
   std::map<std::pair<const sg4::Host*, const sg4::Host*>, std::vector<sg4::Link*>> routes;
   for (size_t rank = 0; rank < data_memory_.size(); rank++)
-    for (sg4::Host* from : {rank_host_[rank], nic_domain_[rank]})
+    for (sg4::Host* from : {rank_host_[rank], dma_source_[rank]})
       if (from != nullptr && data_memory_[rank] != nullptr) {
         auto [it, fresh] = routes.try_emplace({from, data_memory_[rank]});
         if (fresh)
@@ -170,11 +174,11 @@ BusTraffic MemorySystem::copy(int rank, int64_t bytes, double rate, const sg4::H
 
 BusTraffic MemorySystem::dma(int rank, int64_t bytes, bool write_back, double start)
 {
-  if (not parameters_.dma_loads_bus || bytes <= 0 || not has_bus(rank) || nic_domain_[rank] == nullptr)
+  if (not parameters_.dma_loads_bus || bytes <= 0 || not has_bus(rank) || dma_source_[rank] == nullptr)
     return {};
-  XBT_VERB("DMA of %lld B for rank %d: %s -> %s", static_cast<long long>(bytes), rank, nic_domain_[rank]->get_cname(),
+  XBT_VERB("DMA of %lld B for rank %d: %s -> %s", static_cast<long long>(bytes), rank, dma_source_[rank]->get_cname(),
             data_memory_[rank]->get_cname());
-  return load(nic_domain_[rank], data_memory_[rank], bytes, BusUser::Nic, 0, write_back, start);
+  return load(dma_source_[rank], data_memory_[rank], bytes, BusUser::Nic, 0, write_back, start);
 }
 
 MemorySystem::FlowRoute MemorySystem::copy_route(int rank) const
@@ -186,9 +190,9 @@ MemorySystem::FlowRoute MemorySystem::copy_route(int rank) const
 
 MemorySystem::FlowRoute MemorySystem::dma_route(int rank) const
 {
-  if (not parameters_.dma_loads_bus || not has_bus(rank) || nic_domain_[rank] == nullptr)
+  if (not parameters_.dma_loads_bus || not has_bus(rank) || dma_source_[rank] == nullptr)
     return {};
-  return {nic_domain_[rank], data_memory_[rank], policy_->transfers_per_flow(BusUser::Nic) != 1};
+  return {dma_source_[rank], data_memory_[rank], policy_->transfers_per_flow(BusUser::Nic) != 1};
 }
 
 BusTraffic MemorySystem::load(sg4::Host* from, sg4::Host* memory, int64_t bytes, BusUser user, double rate,

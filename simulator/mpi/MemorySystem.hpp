@@ -72,7 +72,8 @@ public:
   BusTraffic copy(int rank, int64_t bytes, double rate, const simgrid::s4u::Host* copier, bool write_back = false,
                   double start = 0);
   /** The NIC of `rank`'s node reads or writes `bytes` of the rank's data (progsim/dma-loads-bus), from `start` on
-   * (0: now). */
+   * (0: now): through the bus that holds the data, and the ports from the NIC's domain only where the message's
+   * network route does not cross them (data outside its rank's domain). */
   BusTraffic dma(int rank, int64_t bytes, bool write_back = false, double start = 0);
 
   /** Where a flow goes, for a small one that takes its idle route's time instead (World::dated_copy_seconds):
@@ -84,7 +85,7 @@ public:
   };
   /** A copy's, from `rank`'s core to its data. */
   FlowRoute copy_route(int rank) const;
-  /** A DMA's of `rank`'s data, from its NIC's domain (none unless progsim/dma-loads-bus). */
+  /** A DMA's of `rank`'s data (none unless progsim/dma-loads-bus). */
   FlowRoute dma_route(int rank) const;
 
 private:
@@ -95,7 +96,8 @@ private:
   std::unique_ptr<models::contention::BusPolicy> policy_;
   std::vector<simgrid::s4u::Host*> rank_host_;
   std::vector<simgrid::s4u::Host*> data_memory_; // by rank: the memory holding its data (null: no bus)
-  std::vector<simgrid::s4u::Host*> nic_domain_;  // by rank: the domain its node's NIC hangs from (null: none)
+  // By rank: where its NIC's DMA flows start (null: no NIC), the NIC's domain unless the rank's own holds its data.
+  std::vector<simgrid::s4u::Host*> dma_source_;
   std::unordered_map<const simgrid::s4u::Host*, double> core_bandwidth_; // B/s one core streams, by domain
   /** The shared links from a core's domain to a rank's data (inter-domain ports, then the bus), looked up once. */
   const std::vector<simgrid::s4u::Link*>& route(simgrid::s4u::Host* core, int rank);
