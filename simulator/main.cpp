@@ -5,6 +5,7 @@
  * Exit status: 0 on success, 2 on bad input (nothing written), 3 when the simulation deadlocks (a report of every
  * blocked rank is printed, nothing written).
  */
+#include "InputCheck.hpp"
 #include "Parameters.hpp"
 #include "Placement.hpp"
 #include "collectives/SmpiDefault.hpp"
@@ -105,6 +106,16 @@ void remove_stale(const std::string& path)
     std::filesystem::remove(path);
 }
 
+/** Ends the run on bad input, writing nothing (a partial timeline is removed). A bad trace line comes first: the
+ * first in file order, as when the whole check came before time 0. */
+[[noreturn]] void leave_on_bad_input(progsim::InputCheck& check, const std::string& timeline, const std::string& message)
+{
+  const std::string& verdict = check.verdict();
+  report_error(verdict.empty() ? message : verdict);
+  remove_stale(timeline.empty() ? "" : timeline + ".partial");
+  std::_Exit(kBadInput);
+}
+
 /** Every --cfg is NAME:VALUE (SimGrid aborts on one without a value). */
 void check_options(int argc, char** argv)
 {
@@ -182,7 +193,7 @@ int main(int argc, char** argv)
     try {
       progsim::trace::TraceSource traces(argv[2]);
       std::cout << "ranks " << traces.rank_count() << "\n";
-      std::cout << "actions " << traces.action_count() << "\n";
+      std::cout << "actions " << traces.check() << "\n";
       for (int rank = 0; rank < traces.rank_count(); rank++)
         std::cout << "file " << traces.file(rank) << "\n";
     } catch (const std::exception& error) {
@@ -254,28 +265,36 @@ int main(int argc, char** argv)
   std::unique_ptr<progsim::mpi::CollectiveAlgorithms> collectives;
   std::optional<progsim::trace::TraceSource> traces;
   progsim::output::Provenance provenance;
+  progsim::InputCheck::Inputs inputs;
   try {
     parameters = progsim::Parameters::from_flags();
     progress   = progsim::models::progress::make_progress_model(parameters);
     bus_policy  = progsim::models::contention::make_bus_policy(parameters);
     collectives = progsim::models::collectives::smpi_default::make_collectives(parameters.coll_algorithms,
                                                                               parameters.nbc_algorithms);
-    traces.emplace(trace); // every line checked here, before time 0
+    traces.emplace(trace); // its files found: their lines are checked beside the run (InputCheck)
     if (not std::filesystem::is_regular_file(platform))
       throw progsim::InputError(platform + ": no such platform file");
-    std::vector<std::pair<std::string, std::string>> inputs = {
-        {"platform", platform}, {"hostfile", hostfile}, {"trace", trace}};
+    inputs = {{"platform", platform}, {"hostfile", hostfile}, {"trace", trace}};
     for (int rank = 0; rank < traces->rank_count(); rank++)
       if (traces->file(rank) != trace && (inputs.back().second != traces->file(rank)))
         inputs.emplace_back("rank trace", traces->file(rank));
     check_outputs({{"progsim/out", parameters.out}, {"progsim/timeline", parameters.timeline}}, inputs);
     remove_stale(parameters.out);
     remove_stale(parameters.timeline);
-    provenance = progsim::output::make_provenance(argc_before_engine, argv_copy.data(), inputs);
+    provenance = progsim::output::make_provenance(argc_before_engine, argv_copy.data());
   } catch (const std::exception& error) {
     report_error(error.what());
     return kBadInput;
   }
+  progsim::InputCheck input_check(*traces, std::move(inputs)); // before the platform loads: a small process to fork
+  auto stop_on_bad_input = [&input_check, &parameters](const std::string& message) {
+    leave_on_bad_input(input_check, parameters.timeline, message);
+  };
+  sg4::Engine::on_time_advance_cb([&stop_on_bad_input, &input_check](double) { // a bad line found: stop there
+    if (input_check.failed())
+      stop_on_bad_input("");
+  });
 
   drop_stack_guards_if_too_many(traces->rank_count());
   size_actor_stacks();
@@ -284,8 +303,7 @@ int main(int argc, char** argv)
   try {
     placement = progsim::read_placement(hostfile, traces->rank_count());
   } catch (const std::exception& error) {
-    report_error(error.what());
-    return kBadInput;
+    leave_on_bad_input(input_check, parameters.timeline, error.what());
   }
 
   progsim::mpi::World world(parameters, std::move(*traces), std::move(placement), std::move(progress),
@@ -294,14 +312,13 @@ int main(int argc, char** argv)
   std::unique_ptr<progsim::output::TimelineWriter> timeline;
   if (not parameters.timeline.empty())
     timeline = std::make_unique<progsim::output::TimelineWriter>(parameters.timeline, world);
-  auto report_deadlock = [&world, &parameters]() {
+  auto report_deadlock = [&world, &parameters, &input_check, &stop_on_bad_input]() {
+    if (not input_check.verdict().empty())
+      stop_on_bad_input("");
     std::cerr << world.deadlock_report() << std::flush;
     remove_stale(parameters.timeline.empty() ? "" : parameters.timeline + ".partial");
   };
-  world.on_invalid_mpi = [&parameters]() { // reported by the world; leave as bad input, writing nothing
-    remove_stale(parameters.timeline.empty() ? "" : parameters.timeline + ".partial");
-    std::_Exit(kBadInput);
-  };
+  world.on_bad_input = stop_on_bad_input;
   // Report while every actor is still in place, then leave: SimGrid would kill the actors one by one.
   sg4::Engine::on_deadlock_cb([&report_deadlock]() {
     report_deadlock();
@@ -313,12 +330,12 @@ int main(int argc, char** argv)
     XBT_VERB("%d ranks, progress '%s', platform %s", world.size(), std::string(world.progress().name()).c_str(),
              platform.c_str());
   } catch (const std::invalid_argument& error) {
-    report_error(error.what());
-    remove_stale(parameters.timeline.empty() ? "" : parameters.timeline + ".partial");
-    return kBadInput;
+    leave_on_bad_input(input_check, parameters.timeline, error.what());
   }
   engine.run();
 
+  if (not input_check.verdict().empty())
+    stop_on_bad_input("");
   if (not world.all_finished()) {
     report_deadlock();
     return kDeadlock;
@@ -326,6 +343,7 @@ int main(int argc, char** argv)
   // An MPI program receives every message before it finalizes: anything left says the trace is not a whole run.
   if (auto leftovers = world.leftovers_report(); not leftovers.empty())
     std::cerr << "progsim: warning: the run ended with unmatched messages:\n" << leftovers;
+  provenance.inputs = input_check.hashed();
   if (timeline)
     timeline->finish();
   if (not parameters.out.empty())

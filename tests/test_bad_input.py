@@ -28,6 +28,32 @@ def test_a_malformed_trace_line_names_file_line_and_expected_form(tmp_path: Path
     assert not (tmp_path / "results.json").exists()
 
 
+# The whole check of the trace runs beside the replay (simulator/InputCheck.cpp): whatever the replay meets first, a
+# bad line is what is reported, the first one in file order, as when the check came before time 0.
+COMPUTES = "0 compute 1000\n" * 3000
+
+
+@pytest.mark.parametrize("case,rank_0,rank_1", [
+    ("an earlier bad line in a later file", f"0 init\n{COMPUTES}0 compute lots\n0 finalize",
+     "1 init\n1 send 0 oops 8\n1 finalize"),
+    ("a deadlock before the bad line", f"0 init\n0 recv 1 7 8\n{COMPUTES}0 compute lots\n0 finalize",
+     "1 init\n1 finalize"),
+    ("invalid MPI before the bad line", f"0 init\n0 bcast 8 0\n{COMPUTES}0 compute lots\n0 finalize",
+     "1 init\n1 bcast 8 1\n1 finalize"),
+])
+def test_the_first_bad_line_in_file_order_is_what_is_reported(tmp_path: Path, case: str, rank_0: str,
+                                                              rank_1: str) -> None:
+    trace = write_ranks(tmp_path, [rank_0, rank_1])
+    done = run_cli("replay", str(trace), "--platform", str(write_platform(tmp_path, SMALL_PLATFORM)),
+                   "--progress", "none", "--out", str(tmp_path / "results.json"),
+                   "--timeline", str(tmp_path / "timeline.csv"))
+    assert done.returncode == 2, done.stderr
+    bad_line = rank_0.count("\n")
+    assert f"{tmp_path}/rank-0.txt:{bad_line}: " in done.stderr and "'lots'" in done.stderr
+    assert "rank-1.txt" not in done.stderr and "Deadlock" not in done.stderr
+    assert not list(tmp_path.glob("results.json*")) and not list(tmp_path.glob("timeline.csv*"))
+
+
 def test_an_unknown_action_is_named(tmp_path: Path) -> None:
     trace = write_ranks(tmp_path, ["0 init\n0 ibroadcast 100\n0 finalize", TWO_RANKS[1]])
     done = replay(tmp_path, trace, write_platform(tmp_path, SMALL_PLATFORM))

@@ -277,14 +277,14 @@ public:
    * run with the bad-input status).
    */
   [[noreturn]] void invalid_mpi(int rank, const std::string& what) const;
-  /** A trace file that cannot be read any more while the run goes on (changed or removed since the check): the run
-   * ends as for invalid MPI, with the reader's message. */
+  /** A trace line the replay cannot read: the run ends as for invalid MPI, with the reader's message. */
   [[noreturn]] void unreadable_trace(const std::string& what) const;
   /** Rank `rank` enters its next collective, `action`: every rank must call the same collectives in the same order,
    * with the same root and (where MPI requires it) the same size; a mismatch is invalid MPI. */
   void enter_collective(int rank, const trace::Action& action);
-  /** What to do once an invalid MPI use is reported: main ends the run there. */
-  std::function<void()> on_invalid_mpi;
+  /** Ends the run on bad input (invalid MPI, an unreadable trace line) with what is wrong: main reports it, or the
+   * inputs' check's own verdict where that found a bad line first, and leaves writing nothing. */
+  std::function<void(const std::string& message)> on_bad_input;
 
   /** A readable account of every unfinished rank and its pending requests. */
   std::string deadlock_report() const;
@@ -301,7 +301,7 @@ private:
   void update_background();
   /** Stops the run with an error naming the first collective some rank never called (the last rank is done). */
   void check_every_collective_called() const;
-  /** Reports `message` as bad input and ends the run through main's handler. */
+  /** Ends the run through main's handler (on_bad_input), or reports `message` and aborts without one. */
   [[noreturn]] void stop_on_bad_input(const std::string& message) const;
   /** The first cycle of blocked ranks each waiting for the next, with the parameter that may break it. */
   std::string waiting_cycle() const;

@@ -104,15 +104,15 @@ void World::invalid_mpi(int rank, const std::string& what) const
 
 void World::unreadable_trace(const std::string& what) const
 {
-  stop_on_bad_input(what + " (the trace changed since it was checked before the run)");
+  stop_on_bad_input(what);
 }
 
 void World::stop_on_bad_input(const std::string& message) const
 {
+  if (on_bad_input)
+    on_bad_input(message); // leaves the process
   std::cerr << "progsim: error: " << message << "\n" << std::flush;
-  if (on_invalid_mpi)
-    on_invalid_mpi();
-  std::abort(); // unreachable with main's handler, which leaves the process
+  std::abort();
 }
 
 std::string World::leftovers_report() const

@@ -46,7 +46,7 @@ std::string sha1_of_file(const std::string& path)
   return hex;
 }
 
-Provenance make_provenance(int argc, char** argv, const std::vector<std::pair<std::string, std::string>>& inputs)
+Provenance make_provenance(int argc, char** argv)
 {
   Provenance provenance{PROGSIM_VERSION, PROGSIM_COMMIT, {}, {}, PROGSIM_SIMGRID_BUILD};
   // The outputs' own paths are left out: the same inputs give the same bytes wherever the results go.
@@ -55,9 +55,15 @@ Provenance make_provenance(int argc, char** argv, const std::vector<std::pair<st
     if (arg.rfind("--cfg=progsim/out:", 0) != 0 && arg.rfind("--cfg=progsim/timeline:", 0) != 0)
       provenance.command.push_back(arg);
   }
-  for (auto const& [role, path] : inputs)
-    provenance.inputs.push_back({role, path, sha1_of_file(path)});
   return provenance;
+}
+
+std::vector<InputFile> hash_inputs(const std::vector<std::pair<std::string, std::string>>& inputs)
+{
+  std::vector<InputFile> hashed;
+  for (auto const& [role, path] : inputs)
+    hashed.push_back({role, path, sha1_of_file(path)});
+  return hashed;
 }
 
 } // namespace progsim::output

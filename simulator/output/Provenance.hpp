@@ -23,7 +23,10 @@ struct Provenance {
 /** The SHA-1 of a file's bytes, in hexadecimal; throws std::runtime_error if it cannot be read. */
 std::string sha1_of_file(const std::string& path);
 
-/** The build's version and commit and `argv`, with the checksums of `inputs` (role, path) filled in. */
-Provenance make_provenance(int argc, char** argv, const std::vector<std::pair<std::string, std::string>>& inputs);
+/** The build's version and commit and `argv`; the inputs come from hash_inputs(). */
+Provenance make_provenance(int argc, char** argv);
+
+/** Each input (role, path) with its checksum; throws std::runtime_error if one cannot be read. */
+std::vector<InputFile> hash_inputs(const std::vector<std::pair<std::string, std::string>>& inputs);
 
 } // namespace progsim::output

@@ -22,8 +22,9 @@ constexpr int32_t kMostRanks = 1 << 20;
 constexpr size_t kActionBudget   = (8u << 20) / sizeof(Action);
 constexpr size_t kMostPerChunk   = 64;
 constexpr size_t kFewestPerChunk = 16;
-// The check reads each file once from start to end: large blocks.
-constexpr size_t kCheckBlock = 1u << 20;
+// The check reads each file once from start to end, beside the replay's own reads: blocks of 64 KiB (a read per
+// thousand lines or so; 1 MiB blocks added their size to the replay's peak memory).
+constexpr size_t kCheckBlock = 1u << 16;
 
 size_t chunk_for(int world)
 {
@@ -269,17 +270,30 @@ TraceSource::TraceSource(const std::string& path) : path_(path)
     files_  = read_list(path);
     shared_ = files_.size() == 1; // as in SMPI: a list of one file names a trace shared by all ranks
   }
-  if (shared_)
-    check_shared_file();
-  else
-    check_rank_files();
+  if (not shared_) {
+    world_ = static_cast<int>(files_.size());
+    return;
+  }
+  // The world is the highest rank named, plus one: its size shapes the v-collectives' lines.
+  LineReader reader(files_.front(), kCheckBlock, false);
+  std::string_view line;
+  int32_t highest = -1;
+  while (reader.next(line))
+    if (not is_blank_or_comment(line))
+      highest = std::max(highest, rank_of(line, files_.front(), line_number(reader)));
+  world_ = highest + 1;
 }
 
 TraceSource::~TraceSource() = default;
 
-void TraceSource::check_rank_files()
+uint64_t TraceSource::check() const
 {
-  world_ = static_cast<int>(files_.size());
+  return shared_ ? check_shared_file() : check_rank_files();
+}
+
+uint64_t TraceSource::check_rank_files() const
+{
+  uint64_t actions = 0;
   for (int rank = 0; rank < world_; rank++) {
     LineReader reader(files_[rank], kCheckBlock, false);
     int default_type_size = 1;
@@ -288,24 +302,17 @@ void TraceSource::check_rank_files()
     std::string_view line;
     while (reader.next(line)) {
       if (parse_line(line, files_[rank], line_number(reader), rank, world_, default_type_size, counts, action))
-        actions_++;
+        actions++;
       counts.clear();
     }
   }
+  return actions;
 }
 
-void TraceSource::check_shared_file()
+uint64_t TraceSource::check_shared_file() const
 {
   const std::string& file = files_.front();
-  { // The world is the highest rank named, plus one: its size shapes the v-collectives' lines.
-    LineReader reader(file, kCheckBlock, false);
-    std::string_view line;
-    int32_t highest = -1;
-    while (reader.next(line))
-      if (not is_blank_or_comment(line))
-        highest = std::max(highest, rank_of(line, file, line_number(reader)));
-    world_ = highest + 1;
-  }
+  uint64_t actions        = 0;
   LineReader reader(file, kCheckBlock, false);
   std::vector<int> default_type_size(static_cast<size_t>(world_), 1);
   CountPool counts;
@@ -317,9 +324,10 @@ void TraceSource::check_shared_file()
       continue;
     const int32_t rank = rank_of(line, file, number);
     if (parse_line(line, file, number, rank, world_, default_type_size[rank], counts, action))
-      actions_++;
+      actions++;
     counts.clear();
   }
+  return actions;
 }
 
 std::vector<std::unique_ptr<ActionStream>> TraceSource::streams(size_t chunk) const

@@ -1,4 +1,5 @@
-/* A trace as the replay reads it: checked whole before time 0, then streamed rank by rank. */
+/* A trace as the replay reads it: its files found, checked whole (InputCheck does it beside the run), streamed rank by
+ * rank. */
 #pragma once
 
 #include "trace/Action.hpp"
@@ -26,8 +27,9 @@ public:
  * of every rank (each line starts with its rank), or a list file naming one trace file per rank, rank 0 first
  * (a list of one entry names a file shared by every rank). Trace files may be gzip-compressed.
  *
- * Opening a source reads every line once, in constant memory, so that a bad line is reported (file:line, what was
- * expected) before anything is simulated. The replay then streams each rank's actions, a bounded chunk at a time.
+ * Opening a source finds its files (and, for a shared file, the world: the highest rank named). check() reads every
+ * line once, in constant memory, and reports the first bad one in file order (file:line, what was expected). The
+ * replay streams each rank's actions, a bounded chunk at a time.
  */
 class TraceSource {
 public:
@@ -41,8 +43,9 @@ public:
   /** The file `rank`'s lines come from (the same file for every rank of a shared trace). */
   const std::string& file(int rank) const { return shared_ ? files_.front() : files_[rank]; }
   bool shared() const { return shared_; }
-  /** Every action of every rank (location lines excluded), counted when the source was opened. */
-  uint64_t action_count() const { return actions_; }
+  /** Parses every line of every file: the number of actions (location lines excluded), or a TraceError naming the
+   * first bad line, rank 0's file first. Safe to call from another thread while streams() are read. */
+  uint64_t check() const;
   /**
    * The actions of each rank from its first one, one stream per rank. `chunk`: the actions a per-rank file's stream
    * parses at a time (0: sized so that every rank's chunk together stays near 8 MiB).
@@ -50,14 +53,13 @@ public:
   std::vector<std::unique_ptr<ActionStream>> streams(size_t chunk = 0) const;
 
 private:
-  void check_rank_files();
-  void check_shared_file();
+  uint64_t check_rank_files() const;
+  uint64_t check_shared_file() const;
 
   std::string path_;
   std::vector<std::string> files_; // one per rank, or the shared file
   bool shared_      = false;
-  int world_        = 0;
-  uint64_t actions_ = 0;
+  int world_   = 0;
 };
 
 } // namespace progsim::trace
