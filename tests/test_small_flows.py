@@ -83,12 +83,14 @@ def both_ways(tmp_path: Path, ranks: list[str], progress: str, settings: tuple[s
 @pytest.mark.parametrize("progress", ["none", "thread", "dedicated-core", "offload"])
 def test_on_idle_routes_small_flows_take_what_their_transfers_take(tmp_path: Path, progress: str,
                                                                    pair: tuple[int, int], size: int) -> None:
-    # A progress thread that a transfer's end rings polls once even where its rank, blocked in a wait, had the
-    # message's step run from the kernel; told of an arrival by its date, it looks again and finds nothing to do. That
-    # poll's CPU work shares the rank's cores: with steps run by the actors, the runs are the same.
-    settings = ("progsim/steps-in-kernel:no",) if progress == "thread" else ()
-    runs = both_ways(tmp_path, pairs_ping_pong(pair, size), progress, settings=settings)
-    same_times(runs["auto"], runs["0"])
+    # Under `thread`, with its steps run from the kernel or by its actor, an agent woken by a dated arrival polls as
+    # one rung by a transfer's end does, even where its blocked rank has had the step run meanwhile.
+    for steps_in_kernel in (["yes", "no"] if progress == "thread" else ["yes"]):
+        folder = tmp_path / f"kernel-{steps_in_kernel}"
+        folder.mkdir()
+        runs = both_ways(folder, pairs_ping_pong(pair, size), progress,
+                         settings=(f"progsim/steps-in-kernel:{steps_in_kernel}",))
+        same_times(runs["auto"], runs["0"])
 
 
 @pytest.mark.parametrize("network", NETWORKS)
@@ -104,15 +106,15 @@ def test_every_network_model_the_dates_follow(tmp_path: Path, network: str) -> N
 STREAMED = 4_000_000
 
 
-def stream_and_ping_pong(round_trips: int, streamed: int) -> list[str]:
-    return ping_pong(8, 0, 4, 8, round_trips,
+def stream_and_ping_pong(round_trips: int, streamed: int, size: int = 8) -> list[str]:
+    return ping_pong(8, 0, 4, size, round_trips,
                      lambda r: f"{r} compute 1e3 {streamed}" if r in (2, 6) else f"{r} compute 1e3")
 
 
-def beside_a_stream(tmp_path: Path, small: str, round_trips: int, streamed: int = STREAMED) -> dict:
-    folder = tmp_path / f"{small}-{round_trips}-{streamed}"
+def beside_a_stream(tmp_path: Path, small: str, round_trips: int, streamed: int = STREAMED, size: int = 8) -> dict:
+    folder = tmp_path / f"{small}-{round_trips}-{streamed}-{size}"
     folder.mkdir(exist_ok=True)
-    return replay(folder, stream_and_ping_pong(round_trips, streamed), "none",
+    return replay(folder, stream_and_ping_pong(round_trips, streamed, size), "none",
                   platform_file=platform(folder, ranks_per_node=4),
                   settings=("progsim/loaded-latency:no", f"progsim/small-flow-bytes:{small}"))
 
@@ -127,6 +129,16 @@ def test_small_flows_load_no_bus(tmp_path: Path) -> None:
     assert alone == pytest.approx(STREAMED / BUS + BUS_LATENCY, rel=1e-9)  # its 1 us of CPU work meanwhile
     assert dated == pytest.approx(alone, rel=0, abs=1e-15)
     assert flows - alone == pytest.approx(80 * ROUND_TRIPS / BUS, rel=1e-2)
+
+
+@pytest.mark.parametrize("size,loaded", [
+    (32, 0),            # its wire (48 B with the envelope), DMA (32 B) and copies (64 B each) dates
+    (48, 2 * 2 * 48),   # its wire (64 B) and DMA dates, the send's and the answer's copies (96 B each) flows
+])
+def test_auto_dates_the_flows_no_larger_than_a_control_message(tmp_path: Path, size: int, loaded: int) -> None:
+    alone = beside_a_stream(tmp_path, "auto", 0, size=size)["ranks"][2]["end_time"]
+    dated = beside_a_stream(tmp_path, "auto", ROUND_TRIPS, size=size)["ranks"][2]["end_time"]
+    assert dated - alone == pytest.approx(loaded * ROUND_TRIPS / BUS, rel=1e-2, abs=1e-15)
 
 
 def test_beside_a_stream_a_small_message_takes_its_idle_time(tmp_path: Path) -> None:

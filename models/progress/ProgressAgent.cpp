@@ -68,6 +68,7 @@ void ProgressAgent::operator()()
       waiting_ = true;
       wakeup_.wait_until(next_ready);
       waiting_ = false;
+      ring_due_endpoint();
       continue; // look again
     }
     // Only that endpoint: the others' ready steps are found at the next look, at once.
@@ -103,6 +104,7 @@ void ProgressAgent::look_from_kernel()
       if (wakeup_.wait_then(next_ready, [this]() {
             endpoints_.front()->world().actor_round().at(sg4::Engine::get_clock(), [this]() {
               waiting_ = false;
+              ring_due_endpoint();
               look_from_kernel();
             });
           }))
@@ -151,6 +153,18 @@ void ProgressAgent::ring(mpi::Endpoint& endpoint)
   if (first_rung_ == nullptr)
     first_rung_ = &endpoint;
   wakeup_.ring();
+}
+
+void ProgressAgent::ring_due_endpoint()
+{
+  if (first_rung_ != nullptr)
+    return;
+  const double now = sg4::Engine::get_clock();
+  for (size_t i = 0; i < endpoints_.size(); i++)
+    if (ready_by_[i] <= now) {
+      first_rung_ = endpoints_[i];
+      return;
+    }
 }
 
 void ProgressAgent::expect(mpi::Endpoint& endpoint, double date)

@@ -66,6 +66,10 @@ private:
   {
     return ready_by_[std::find(endpoints_.begin(), endpoints_.end(), &endpoint) - endpoints_.begin()];
   }
+  /** After a wait that a date ended (no ring): the first endpoint due then counts as rung, as it would be had its
+   * work come as a transfer's end rather than a date (a dated arrival, a step's date): the agent runs its steps, a
+   * poll where the rank has run them meanwhile, as it does when woken by a ring. */
+  void ring_due_endpoint();
   /** Starts or cancels the load as it should be now. */
   void keep_load();
 
