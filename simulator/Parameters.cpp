@@ -57,7 +57,7 @@ constexpr Spec k_bus_sharing{"progsim/bus-sharing", "", "How the flows on a memo
 constexpr Spec k_run_ahead{"progsim/run-ahead", "", "A rank whose core nobody else uses and whose steps nobody else runs (none, offload without offloads) lets its CPU work run ahead of SimGrid's clock until it next looks at arrivals, with one pause for all of it (yes: exact, fewer actor switches, a faster replay), or pauses for each overhead and computation (no)"};
 constexpr Spec k_loopback_transfers{"progsim/loopback-transfers", "", "Messages between two ranks of a host, over links that the platform marks as its loopback, are SimGrid transfers (yes), or arrive after the time their route takes them, computed from SimGrid's network model (no: exact, since nothing else crosses those links; fewer transfers, a faster replay; transfers anyway under network models other than SMPI, CM02 and LV08)"};
 constexpr Spec k_control_transfers{"progsim/control-transfers", "", "Control messages are SimGrid transfers that share the links' bandwidth with the data (yes), or arrive after the time their route takes them when idle, computed from SimGrid's network model (no: fewer transfers, a faster replay; transfers anyway under network models other than SMPI, CM02 and LV08)"};
-constexpr Spec k_small_flows{"progsim/small-flow-bytes", "B", "A message's flows of at most this many bytes (its transfer, its DMA, its copies' bus traffic) take the time their route takes them when idle, computed from SimGrid's network model, and load no link, as control messages do (auto: control-bytes under every mechanism but ideal, whose transfers are SMPI's; 0: every flow is shared; flows anyway under network models other than SMPI, CM02 and LV08)"};
+constexpr Spec k_small_flows{"progsim/small-flow-bytes", "B", "A message's flows of at most this many bytes (its transfer, its DMA, its copies' bus traffic) take the time their route takes them when idle, computed from SimGrid's network model, and load no link, as control messages do (auto: twice control-bytes, so that a message no larger than a control message has every flow dated, its copies' read and write traffic included, under every mechanism but ideal, whose transfers are SMPI's; 0: every flow is shared; flows anyway under network models other than SMPI, CM02 and LV08)"};
 constexpr Spec k_envelope_bytes{"progsim/envelope-bytes", "B", "Bytes of header added to every message (SMPI adds 16)"};
 constexpr Spec k_detached{"progsim/detached-threshold", "B", "ideal: sends smaller than this complete at once (SMPI's smpi/send-is-detached-thresh)"};
 constexpr Spec k_smpi_test{"progsim/smpi-test-sleep", "s", "ideal: seconds injected per MPI_Test, growing while tests fail (SMPI's smpi/test)"};
@@ -169,11 +169,12 @@ int64_t bytes(const Spec& spec, double value, bool positive = false)
   return static_cast<int64_t>(value);
 }
 
-/** progsim/small-flow-bytes: a byte count, or auto (control-bytes, none under ideal, whose transfers are SMPI's). */
+/** progsim/small-flow-bytes: a byte count, or auto (twice control-bytes: a message of a control message's size has
+ * its copies' 2 x bytes of bus traffic dated too; none under ideal, whose transfers are SMPI's). */
 int64_t parse_small_flow_bytes(const std::string& value, const Parameters& p)
 {
   if (value == "auto")
-    return p.progress == "ideal" ? 0 : p.control_bytes;
+    return p.progress == "ideal" ? 0 : 2 * p.control_bytes;
   char* end   = nullptr;
   double size = std::strtod(value.c_str(), &end);
   if (value.empty() || end != value.c_str() + value.size())

@@ -1,7 +1,7 @@
 """A small message's flows without transfers: `progsim/small-flow-bytes`.
 
-By default (auto: the control messages' size, 64 B, under every mechanism but `ideal`) a message's flow of at most
-that many bytes (its transfer, the NIC's DMA of its data at either end, its copies' traffic on the memory bus) takes
+By default (auto: twice the control messages' size, 128 B, under every mechanism but `ideal`: a message of 64 B has
+its copies' read and write traffic dated too) a message's flow of at most that many bytes (its transfer, the NIC's DMA of its data at either end, its copies' traffic on the memory bus) takes
 the time SimGrid's network model would give it on an idle route (simulator/mpi/RouteDelay.hpp) and loads nothing,
 as control messages do. The reference is SimGrid itself: on idle routes the same runs with `small-flow-bytes: 0`
 (every flow a transfer that the bandwidth solver shares) must give the same times, under every mechanism and every
@@ -76,9 +76,9 @@ def both_ways(tmp_path: Path, ranks: list[str], progress: str, settings: tuple[s
     return runs
 
 
-# 8 B: every flow small (24 B on the wire with the envelope, 16 B of copy traffic); 48 B: the wire's 64 B small, the
-# copies' 96 B shared; 200 B: nothing small.
-@pytest.mark.parametrize("size", [8, 48, 200])
+# 8 B: every flow small (24 B on the wire with the envelope, 16 B of copy traffic); 100 B: the wire's 116 B small, the
+# copies' 200 B shared; 200 B: nothing small.
+@pytest.mark.parametrize("size", [8, 100, 200])
 @pytest.mark.parametrize("pair", PAIRS.values(), ids=PAIRS.keys())
 @pytest.mark.parametrize("progress", ["none", "thread", "dedicated-core", "offload"])
 def test_on_idle_routes_small_flows_take_what_their_transfers_take(tmp_path: Path, progress: str,
@@ -132,10 +132,11 @@ def test_small_flows_load_no_bus(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("size,loaded", [
-    (32, 0),            # its wire (48 B with the envelope), DMA (32 B) and copies (64 B each) dates
-    (48, 2 * 2 * 48),   # its wire (64 B) and DMA dates, the send's and the answer's copies (96 B each) flows
+    (64, 0),            # a control message's size: its wire (80 B), DMA and copies (128 B each) dates
+    (72, 2 * 2 * 72),   # its wire (88 B) and DMA (72 B) dates, the send's and the answer's copies (144 B each) flows
 ])
-def test_auto_dates_the_flows_no_larger_than_a_control_message(tmp_path: Path, size: int, loaded: int) -> None:
+def test_auto_dates_every_flow_of_a_message_no_larger_than_a_control_message(tmp_path: Path, size: int,
+                                                                             loaded: int) -> None:
     alone = beside_a_stream(tmp_path, "auto", 0, size=size)["ranks"][2]["end_time"]
     dated = beside_a_stream(tmp_path, "auto", ROUND_TRIPS, size=size)["ranks"][2]["end_time"]
     assert dated - alone == pytest.approx(loaded * ROUND_TRIPS / BUS, rel=1e-2, abs=1e-15)
