@@ -106,13 +106,20 @@ void remove_stale(const std::string& path)
     std::filesystem::remove(path);
 }
 
+/** Removes what a run that ends early wrote of its timeline (`timeline`: its path, empty for none). */
+void remove_partial_timeline(const std::string& timeline)
+{
+  if (not timeline.empty())
+    remove_stale(progsim::output::TimelineWriter::partial_path(timeline));
+}
+
 /** Ends the run on bad input, writing nothing (a partial timeline is removed). A bad trace line comes first: the
  * first in file order, as when the whole check came before time 0. */
 [[noreturn]] void leave_on_bad_input(progsim::InputCheck& check, const std::string& timeline, const std::string& message)
 {
   const std::string& verdict = check.verdict();
   report_error(verdict.empty() ? message : verdict);
-  remove_stale(timeline.empty() ? "" : timeline + ".partial");
+  remove_partial_timeline(timeline);
   std::_Exit(kBadInput);
 }
 
@@ -316,7 +323,7 @@ int main(int argc, char** argv)
     if (not input_check.verdict().empty())
       stop_on_bad_input("");
     std::cerr << world.deadlock_report() << std::flush;
-    remove_stale(parameters.timeline.empty() ? "" : parameters.timeline + ".partial");
+    remove_partial_timeline(parameters.timeline);
   };
   world.on_bad_input = stop_on_bad_input;
   // Report while every actor is still in place, then leave: SimGrid would kill the actors one by one.

@@ -7,7 +7,7 @@
 namespace progsim::output {
 
 TimelineWriter::TimelineWriter(const std::string& path, mpi::World& world)
-    : path_(path), file_(path + ".partial", std::ios::binary | std::ios::trunc), world_(world)
+    : path_(path), file_(partial_path(path), std::ios::binary | std::ios::trunc), world_(world)
 {
   if (not file_)
     throw std::runtime_error("cannot write the timeline to '" + path + "'");
@@ -94,7 +94,7 @@ void TimelineWriter::finish()
     line.done = true;
   flush();
   file_.close();
-  std::filesystem::rename(path_ + ".partial", path_);
+  std::filesystem::rename(partial_path(path_), path_);
 }
 
 } // namespace progsim::output

@@ -22,6 +22,8 @@ public:
   TimelineWriter(const std::string& path, mpi::World& world);
   /** Writes what waits (a step that never ended has no "end"), closes the file and moves it into place. */
   void finish();
+  /** Where the timeline for `path` is written until finish(): a run that ends without one removes it. */
+  static std::string partial_path(const std::string& path) { return path + ".partial"; }
 
 private:
   void write(const mpi::RankEvent& event);
