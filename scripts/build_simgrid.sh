@@ -45,7 +45,7 @@
 # maestro for every communication that ends but which only SimGrid's own plugins can reach (its class is not in the
 # installed headers). A waiting rank or progress agent then sleeps on a semaphore that its transfers' ends release,
 # instead of on a list of every transfer it follows plus an execution that other actors resume to wake it: no
-# activity list to register at each wait, and no execution for the CPU solver (progsim's mpi/TransferWatch). No
+# activity list to register at each wait, and no execution for the CPU solver (progsim's sched/TransferWatch). No
 # released SimGrid has such a hook, so the engine needs this build.
 #
 # An eighth change cuts unguarded actor stacks (contexts/guard-size:0, which the engine and the benchmark's SMPI runs

@@ -1,5 +1,5 @@
 #include "Placement.hpp"
-#include "mpi/HostsByName.hpp"
+#include "resources/HostsByName.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 
@@ -16,7 +16,7 @@ mpi::Placement read_placement(const std::string& hostfile, int ranks)
   std::ifstream in(hostfile);
   if (not in)
     throw InputError(hostfile + ": cannot open the hostfile");
-  const mpi::HostsByName hosts;
+  const resources::HostsByName hosts;
   std::vector<sg4::Host*> listed;
   std::string line;
   int number = 0;

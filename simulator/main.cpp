@@ -6,7 +6,7 @@
  * blocked rank is printed, nothing written).
  */
 #include "InputCheck.hpp"
-#include "Parameters.hpp"
+#include "config/Parameters.hpp"
 #include "Placement.hpp"
 #include "collectives/SmpiDefault.hpp"
 #include "protocol/Protocols.hpp"

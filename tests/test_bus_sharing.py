@@ -1,4 +1,4 @@
-"""Memory buses shared in closed form: `progsim/bus-sharing` (simulator/mpi/BusShares.hpp).
+"""Memory buses shared in closed form: `progsim/bus-sharing` (simulator/resources/BusShares.hpp).
 
 Where only flows to a NUMA domain's memory cross its bus, the engine shares the bus itself, as SimGrid's network model
 would share the link (tests/cpp/test_bus_shares.cpp holds each flow's end to SimGrid's within 1 ns), instead of making

@@ -1,7 +1,7 @@
 """Control messages (request-to-send, clear-to-send, finish) without transfers: `progsim/control-transfers: no`.
 
 By default a control message arrives after the time SimGrid's network model would give its transfer on an idle
-route (simulator/mpi/RouteDelay.hpp), instead of being a transfer that the bandwidth solver shares. The
+route (simulator/resources/RouteDelay.hpp), instead of being a transfer that the bandwidth solver shares. The
 reference is SimGrid itself: on an idle route the same run with `control-transfers: yes` (real transfers) must
 give the same times, under every network model the shortcut follows, with and without cross-traffic, and with
 the rate capped by TCP-gamma. Where links are busy, the shortcut leaves out the control bytes' share of them: the

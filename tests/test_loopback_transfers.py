@@ -2,7 +2,7 @@
 
 Inside a domain a message crosses the domain's loopback link only (progsim/platform/compiler.py), a FATPIPE link
 no other route crosses: SimGrid gives each of its flows the link's bandwidth, whatever else runs, so by default the
-engine takes such a message as the date its route gives it (simulator/mpi/RouteDelay.hpp) instead of a transfer.
+engine takes such a message as the date its route gives it (simulator/resources/RouteDelay.hpp) instead of a transfer.
 The reference is SimGrid itself: the same runs with `loopback-transfers: yes` (real transfers) must give the same
 times, under every network model the shortcut follows, for eager messages and both rendezvous, whoever runs the
 steps, with messages in flight together.

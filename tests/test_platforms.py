@@ -47,7 +47,7 @@ def test_compiled_xml_has_a_host_per_numa_domain_and_links_with_units(tmp_path: 
 
 def test_only_a_domains_route_to_itself_crosses_its_loopback(tmp_path: Path) -> None:
     # The engine takes a message over links marked progsim:loopback as the date its route gives it
-    # (simulator/mpi/RouteDelay.hpp): exact only if no other route crosses them (SimGrid shares a FATPIPE link by
+    # (simulator/resources/RouteDelay.hpp): exact only if no other route crosses them (SimGrid shares a FATPIPE link by
     # the flows' sharing penalties, tests/cpp/test_route_delay.cpp).
     platform = load_platform(REPOSITORY / "platforms" / "exascale-hypothetical.yaml")
     xml = compile_platform(platform, tmp_path, platform.capacity).platform_xml.read_text()

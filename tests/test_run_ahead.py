@@ -1,4 +1,4 @@
-"""A rank's CPU work running ahead of SimGrid's clock: `progsim/run-ahead` (simulator/mpi/RankClock.hpp).
+"""A rank's CPU work running ahead of SimGrid's clock: `progsim/run-ahead` (simulator/sched/RankClock.hpp).
 
 A rank whose core no other execution uses, under a mechanism that leaves its queues to it alone (`none`, `offload`
 for a rank whose NIC offloads nothing), keeps its overheads and computations on a clock of its own and pauses once

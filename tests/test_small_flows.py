@@ -2,7 +2,7 @@
 
 By default (auto: twice the control messages' size, 128 B, under every mechanism but `ideal`: a message of 64 B has
 its copies' read and write traffic dated too) a message's flow of at most that many bytes (its transfer, the NIC's DMA of its data at either end, its copies' traffic on the memory bus) takes
-the time SimGrid's network model would give it on an idle route (simulator/mpi/RouteDelay.hpp) and loads nothing,
+the time SimGrid's network model would give it on an idle route (simulator/resources/RouteDelay.hpp) and loads nothing,
 as control messages do. The reference is SimGrid itself: on idle routes the same runs with `small-flow-bytes: 0`
 (every flow a transfer that the bandwidth solver shares) must give the same times, under every mechanism and every
 network model the shortcut follows; where a bus is busy, the shortcut leaves out the small flow's share of it, which

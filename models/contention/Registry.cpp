@@ -1,5 +1,5 @@
 /* The table of contention policies: adding one means adding its file and one line here. */
-#include "mpi/BusPolicy.hpp"
+#include "resources/BusPolicy.hpp"
 
 #include <stdexcept>
 #include <utility>

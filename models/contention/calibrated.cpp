@@ -3,7 +3,7 @@
  * progsim/bus-curve lists the measured points "flows:B/s;flows:B/s"; between points the capacity is interpolated
  * linearly, beyond the last one it stays at the last value. SimGrid 3.32's non-linear sharing calls the curve at
  * each change of the bus's load; flows then share that capacity as under `fair` (nic-bus-weight still applies). */
-#include "mpi/BusPolicy.hpp"
+#include "resources/BusPolicy.hpp"
 
 #include <xbt/log.h>
 

@@ -2,7 +2,7 @@
  * share, up to its own limit (a core's memory bandwidth, the NIC's). Denis et al. (ICPP 2021, Sec. 4.1) describe
  * the situation it models: "data moving from memory to the CPU and data moving from memory to the NIC are actually
  * using the same memory bus". */
-#include "mpi/BusPolicy.hpp"
+#include "resources/BusPolicy.hpp"
 
 namespace progsim::models::contention {
 

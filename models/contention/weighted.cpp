@@ -2,7 +2,7 @@
  * controller favours the I/O agent, less when it starves it). SimGrid shares a bus equally per transfer, so a weight
  * w = p/q carries a DMA flow as p equal transfers and each core's stream as q: the closest ratio with q <= 4
  * (1.5 = 3/2, 0.3 ~ 1/3), the smaller q on a tie. */
-#include "mpi/BusPolicy.hpp"
+#include "resources/BusPolicy.hpp"
 
 #include <algorithm>
 #include <cmath>

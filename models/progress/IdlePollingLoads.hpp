@@ -1,8 +1,8 @@
 /* The idle polling of progress threads, as CPU loads that the model starts and stops without an actor. */
 #pragma once
 
-#include "mpi/HostCores.hpp"
-#include "mpi/Timers.hpp"
+#include "resources/HostCores.hpp"
+#include "sched/Timers.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 
@@ -20,7 +20,10 @@ namespace progsim::models::progress {
  */
 class PollingLoad {
 public:
-  PollingLoad(mpi::HostCores& cores, double bound, int threads) : cores_(cores), bound_(bound), threads_(threads) {}
+  PollingLoad(resources::HostCores& cores, double bound, int threads)
+      : cores_(cores), bound_(bound), threads_(threads)
+  {
+  }
   void run(bool running)
   {
     if (running && not load_)
@@ -32,7 +35,7 @@ public:
   }
 
 private:
-  mpi::HostCores& cores_;
+  resources::HostCores& cores_;
   double bound_;
   int threads_;
   std::optional<uint64_t> load_;
@@ -45,7 +48,7 @@ private:
  */
 class IdlePollingLoads {
 public:
-  void add(mpi::HostCores& cores, double bound, int threads) { loads_.emplace_back(cores, bound, threads); }
+  void add(resources::HostCores& cores, double bound, int threads) { loads_.emplace_back(cores, bound, threads); }
   bool empty() const { return loads_.empty(); }
   /** From the first date on, until stop(). */
   void start() { set_running(true); }
@@ -55,7 +58,7 @@ public:
     if (pending_ || stopped_)
       return;
     pending_ = true;
-    mpi::timers::set(simgrid::s4u::Engine::get_clock(), [this]() {
+    sched::timers::set(simgrid::s4u::Engine::get_clock(), [this]() {
       pending_ = false;
       apply(running_ && not stopped_);
     });

@@ -1,7 +1,7 @@
 #include "progress/PollBeforeSteps.hpp"
-#include "mpi/ActorParking.hpp"
+#include "sched/ActorParking.hpp"
 #include "mpi/Endpoint.hpp"
-#include "mpi/Timers.hpp"
+#include "sched/Timers.hpp"
 #include "mpi/World.hpp"
 
 #include <simgrid/s4u/Engine.hpp>

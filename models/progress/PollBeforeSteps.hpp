@@ -1,11 +1,11 @@
 /* How a polling progress thread gets to its steps: its next tick, a core of its host, its poll's CPU work. */
 #pragma once
 
-#include "Parameters.hpp"
-#include "mpi/ActorParking.hpp"
+#include "config/Parameters.hpp"
+#include "sched/ActorParking.hpp"
 #include "mpi/Endpoint.hpp"
-#include "mpi/Timers.hpp"
-#include "mpi/Wakeup.hpp"
+#include "sched/Timers.hpp"
+#include "sched/Wakeup.hpp"
 #include "mpi/World.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -48,13 +48,13 @@ public:
   void run(mpi::Endpoint& endpoint)
   {
     endpoint_ = &endpoint;
-    poller_   = mpi::parking::caller();
+    poller_   = sched::parking::caller();
     done_     = false;
     endpoint.world().pause().until(next_tick(parameters_.thread_poll_interval));
     look_for_core();
     if (not done_) {
       parked_ = true;
-      mpi::parking::park();
+      sched::parking::park();
       parked_ = false;
     }
   }
@@ -76,7 +76,7 @@ public:
     if (waiting_until_ < 0 || look_pending_)
       return;
     look_pending_ = true;
-    mpi::once_actors_yield([this]() {
+    sched::once_actors_yield([this]() {
       look_pending_ = false;
       if (waiting_until_ >= 0)
         look_for_core();
@@ -99,7 +99,7 @@ private:
     if (cost <= 0)
       polled_();
     else if (parameters_.thread_spare_core) // a core of its own: nothing to share
-      mpi::timers::set(simgrid::s4u::Engine::get_clock() + cost, [this]() { polled_(); });
+      sched::timers::set(simgrid::s4u::Engine::get_clock() + cost, [this]() { polled_(); });
     else
       endpoint_->world().start_cpu(endpoint_->host(), cost, polled_);
   }
@@ -112,12 +112,12 @@ private:
   bool done_                   = false;
   double waiting_until_        = -1; // the slice's end, while it waits for a core
   bool look_pending_           = false;
-  mpi::timers::Alarm slice_end_;
+  sched::timers::Alarm slice_end_;
   std::function<void()> then_; // what comes once the poll is done, where nobody waits in place (start())
   const std::function<void()> polled_ = [this]() {
     done_ = true;
     if (parked_)
-      mpi::parking::resume(poller_);
+      sched::parking::resume(poller_);
     else if (then_)
       std::exchange(then_, nullptr)();
   };

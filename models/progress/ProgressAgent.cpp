@@ -1,5 +1,5 @@
 #include "progress/ProgressAgent.hpp"
-#include "mpi/ActorParking.hpp"
+#include "sched/ActorParking.hpp"
 #include "mpi/Endpoint.hpp"
 #include "mpi/World.hpp"
 
@@ -36,7 +36,7 @@ mpi::Endpoint* ProgressAgent::ready_endpoint(double& next_ready)
   // woke for it all the same), then the others in their order, as a wait on all their transfers would find them.
   if (mpi::Endpoint* rung = std::exchange(first_rung_, nullptr))
     return rung;
-  next_ready       = mpi::Wakeup::kNoDate;
+  next_ready       = sched::Wakeup::kNoDate;
   const double now = sg4::Engine::get_clock();
   for (size_t i = 0; i < endpoints_.size(); i++) {
     if (ready_by_[i] <= now) // something may be ready: look
@@ -51,7 +51,7 @@ mpi::Endpoint* ProgressAgent::ready_endpoint(double& next_ready)
 void ProgressAgent::operator()()
 {
   if (runs_from_kernel() && not endpoints_.empty() && endpoints_.front()->world().parameters().steps_in_kernel) {
-    actor_ = mpi::parking::caller();
+    actor_ = sched::parking::caller();
     steps_.emplace(*this, actor_);
   }
   while (not stopping_) {
@@ -61,7 +61,7 @@ void ProgressAgent::operator()()
       continue;
     }
     keep_load(); // CPU this agent takes from the ranks while some rank runs
-    double next_ready    = mpi::Wakeup::kNoDate;
+    double next_ready    = sched::Wakeup::kNoDate;
     mpi::Endpoint* ready = ready_endpoint(next_ready);
     if (ready == nullptr) {
       // Nothing yields from the look above to the wait: work ready later finds the agent waiting and rings.
@@ -85,7 +85,7 @@ mpi::Endpoint* ProgressAgent::loop_in_kernel()
   look_from_kernel();
   if (not loop_over_) {
     parked_ = true;
-    mpi::parking::park();
+    sched::parking::park();
     parked_ = false;
   }
   return left_for_actor_;
@@ -96,7 +96,7 @@ void ProgressAgent::look_from_kernel()
   // The actor's loop, step for step.
   while (not stopping_) {
     keep_load();
-    double next_ready    = mpi::Wakeup::kNoDate;
+    double next_ready    = sched::Wakeup::kNoDate;
     mpi::Endpoint* ready = ready_endpoint(next_ready);
     if (ready == nullptr) {
       waiting_ = true;
@@ -130,7 +130,7 @@ void ProgressAgent::kernel_loop_over(mpi::Endpoint* for_actor)
   loop_over_      = true;
   left_for_actor_ = for_actor;
   if (parked_)
-    mpi::parking::resume(actor_);
+    sched::parking::resume(actor_);
 }
 
 void ProgressAgent::pause_load(bool paused)
@@ -147,7 +147,7 @@ void ProgressAgent::stop()
 
 void ProgressAgent::ring(mpi::Endpoint& endpoint)
 {
-  ready_by(endpoint) = -mpi::Wakeup::kNoDate;
+  ready_by(endpoint) = -sched::Wakeup::kNoDate;
   if (not waiting_) // otherwise the agent looks at its endpoints anew before it waits
     return;
   if (first_rung_ == nullptr)

@@ -1,10 +1,10 @@
 /* An actor that runs the protocol steps of some endpoints while their ranks compute. */
 #pragma once
 
-#include "mpi/HostCores.hpp"
+#include "resources/HostCores.hpp"
 #include "mpi/KernelSteps.hpp"
 #include "mpi/StepRunner.hpp"
-#include "mpi/Wakeup.hpp"
+#include "sched/Wakeup.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -35,14 +35,14 @@ public:
   void serve(mpi::Endpoint& endpoint)
   {
     endpoints_.push_back(&endpoint);
-    ready_by_.push_back(-mpi::Wakeup::kNoDate);
+    ready_by_.push_back(-sched::Wakeup::kNoDate);
   }
   const std::vector<mpi::Endpoint*>& endpoints() const { return endpoints_; }
   void ring(mpi::Endpoint& endpoint) override;
   void expect(mpi::Endpoint& endpoint, double date) override;
   /** Keeps a core of `cores` busy for as long as the agent runs, `bound` flop/s ahead of the ranks (a reserved
    * core: the ranks cannot have it). */
-  void reserve(mpi::HostCores& cores, double bound)
+  void reserve(resources::HostCores& cores, double bound)
   {
     reserved_on_    = &cores;
     reserved_bound_ = bound;
@@ -87,9 +87,9 @@ private:
   // at an endpoint reads its followed transfers, cold in the cache at scale; an agent serving a node's ranks would
   // read them all at every look. New work lowers the date (expect) or sets it to -infinity (ring).
   std::vector<double> ready_by_;
-  mpi::Wakeup wakeup_;
+  sched::Wakeup wakeup_;
   mpi::Endpoint* first_rung_ = nullptr; // whose transfer ended first while the agent waited
-  mpi::HostCores* reserved_on_ = nullptr;
+  resources::HostCores* reserved_on_ = nullptr;
   std::optional<uint64_t> load_;
   bool load_paused_      = false;
   double reserved_bound_ = 0;

@@ -1,7 +1,7 @@
 /* A rank's core shared with its spinning progress thread, time slice by time slice. */
 #pragma once
 
-#include "mpi/TimedPause.hpp"
+#include "sched/TimedPause.hpp"
 #include "mpi/World.hpp"
 
 #include <simgrid/s4u/ConditionVariable.hpp>
@@ -33,7 +33,7 @@ namespace progsim::models::progress {
  */
 class SharedCore {
 public:
-  SharedCore(double slice, mpi::TimedPause& pause) : slice_(slice), pause_(pause) {}
+  SharedCore(double slice, sched::TimedPause& pause) : slice_(slice), pause_(pause) {}
 
   /** The rank computes `flops` on `host`, in its slices. */
   void compute(mpi::World& world, simgrid::s4u::Host* host, double flops)
@@ -95,7 +95,7 @@ private:
   void give_core_until(double end);
 
   const double slice_;
-  mpi::TimedPause& pause_;
+  sched::TimedPause& pause_;
   double given_        = 0;
   bool rank_computing_ = false;
   simgrid::s4u::MutexPtr mutex_               = simgrid::s4u::Mutex::create();

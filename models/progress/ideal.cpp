@@ -26,7 +26,7 @@ public:
   explicit IdealProgress(const Parameters& p) : ProgressModel(CallCosts{}), test_sleep_(p.smpi_test_sleep) {}
 
   std::string_view name() const override { return "ideal"; }
-  mpi::Protocol protocol(const mpi::TransportProtocol&, int64_t) const override { return mpi::Protocol::Direct; }
+  Protocol protocol(const TransportProtocol&, int64_t) const override { return Protocol::Direct; }
   // The direct protocol's steps cost nothing; the rank runs them in its MPI calls, when its transfers ended.
   mpi::StepRunner& runner(mpi::Endpoint& endpoint, mpi::Step, int) override { return endpoint.own_runner(); }
 

@@ -102,7 +102,7 @@ public:
     return period > 0 ? parameters_.thread_poll_cost / period : 0.0;
   }
 
-  void compute(mpi::Endpoint& endpoint, double flops, const mpi::BusTraffic& stream) override
+  void compute(mpi::Endpoint& endpoint, double flops, const resources::BusTraffic& stream) override
   {
     if (parameters_.thread_busy)
       shared_cores_[endpoint.rank()]->compute(endpoint.world(), endpoint.host(), flops);

@@ -17,18 +17,18 @@ void send_request_to_send(mpi::Endpoint& sender, const mpi::RequestPtr& send, mp
 namespace {
 class Table : public mpi::ProtocolTable {
 public:
-  const mpi::MessageProtocol& operator[](mpi::Protocol protocol) const override
+  const mpi::MessageProtocol& operator[](Protocol protocol) const override
   {
     switch (protocol) {
-      case mpi::Protocol::Eager:
+      case Protocol::Eager:
         return eager();
-      case mpi::Protocol::RendezvousGet:
+      case Protocol::RendezvousGet:
         return rendezvous_get();
-      case mpi::Protocol::RendezvousPut:
+      case Protocol::RendezvousPut:
         return rendezvous_put();
-      case mpi::Protocol::RendezvousPipelined:
+      case Protocol::RendezvousPipelined:
         return pipelined();
-      case mpi::Protocol::Direct:
+      case Protocol::Direct:
         return direct();
     }
     throw std::logic_error("unknown protocol");

@@ -5,7 +5,7 @@
 #include "mpi/KernelWait.hpp"
 #include "mpi/World.hpp"
 #include "mpi/MessageProtocol.hpp"
-#include "mpi/TransferStarts.hpp"
+#include "sched/TransferStarts.hpp"
 
 #include <simgrid/s4u/Comm.hpp>
 #include <xbt/log.h>
@@ -72,7 +72,7 @@ RequestPtr Endpoint::start_collective(Schedule schedule, int tag)
     // the mechanism's agent at once, as a step of its own (it notices a local completion).
     StepRunner& runner = world_.progress().collective_runner(*this, Step::TransferDone, rank_);
     if (&runner != &own_runner_ && world_.progress().starts_collective_rounds(runner))
-      follow_by(runner, Transfer{transfer_starts::sendto(host_, host_, 1), {}}, Step::TransferDone,
+      follow_by(runner, Transfer{sched::transfer_starts::sendto(host_, host_, 1), {}}, Step::TransferDone,
                 [collective]() { collective->advance(); }, true);
   }
   return handle;
@@ -107,7 +107,7 @@ std::vector<RequestPtr> Endpoint::pending_requests() const
   return pending;
 }
 
-TimedPause& Endpoint::world_pause()
+sched::TimedPause& Endpoint::world_pause()
 {
   return world_.pause();
 }
@@ -333,7 +333,7 @@ Transfer Endpoint::transfer(int from, int to, int64_t bytes, bool data)
     transfer.arrives = world_.dated_arrival(from, to, bytes, date, data);
   if (transfer.arrives >= 0)
     return transfer;
-  transfer.wire = transfer_starts::sendto(world_.host_of(from), world_.host_of(to), bytes, 0, date);
+  transfer.wire = sched::transfer_starts::sendto(world_.host_of(from), world_.host_of(to), bytes, 0, date);
   if (data && not world_.same_node(from, to)) // the NIC reads the data at one end and writes it at the other
     for (int end : {from, to}) // a cached message's DMA reaches memory later, as a write-back nobody waits for
       for (auto const& flow : world_.memory().dma(end, bytes, world_.memory().cached(bytes), date).transfers)

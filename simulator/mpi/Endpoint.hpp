@@ -3,13 +3,13 @@
 #pragma once
 
 #include "mpi/CollectiveRequest.hpp"
-#include "mpi/Flow.hpp"
+#include "sched/Flow.hpp"
 #include "mpi/MatchQueues.hpp"
 #include "mpi/PeerCounters.hpp"
-#include "mpi/RankClock.hpp"
+#include "sched/RankClock.hpp"
 #include "mpi/Request.hpp"
 #include "mpi/StepRunner.hpp"
-#include "mpi/Wakeup.hpp"
+#include "sched/Wakeup.hpp"
 
 #include <simgrid/s4u/Activity.hpp>
 #include <simgrid/s4u/Host.hpp>
@@ -47,7 +47,7 @@ struct Message {
  * both ends (World::dma). A step that follows it runs once all of them have ended. */
 struct Transfer {
   simgrid::s4u::CommPtr wire;                    // none: a route no other flow can slow, see arrives
-  std::vector<Flow> memory;
+  std::vector<sched::Flow> memory;
   double arrives = -1;                           // without wire: when the data arrives (World::loopback_arrival)
 };
 
@@ -199,8 +199,8 @@ private:
     double arrival = -1;
   };
   struct Followed {
-    Flow activity;            // the one watched now (none: a control message, see arrives)
-    std::vector<Flow> after;  // the others that must end too, watched once it has
+    sched::Flow activity;            // the one watched now (none: a control message, see arrives)
+    std::vector<sched::Flow> after;  // the others that must end too, watched once it has
     Step step;          // the step its end calls for
     StepWork work;      // what the step costs its runner
     StepRunner* runner;
@@ -229,7 +229,7 @@ private:
   /** The actor that acts for this endpoint now: the calling one, or the rank's where the kernel runs its steps. */
   std::string actor_name() const;
   RequestPtr make_request(bool is_send, int peer, int tag, int64_t bytes, Context context);
-  TimedPause& world_pause();
+  sched::TimedPause& world_pause();
   /** Posting costs: the rank's inside its MPI calls; the runner's when a runner posts (a collective's next round). */
   void charge(double cpu_seconds, int64_t copy_bytes = 0);
   /** The rank's MPI call starts the rounds of its non-blocking collectives that no runner could start. */
@@ -261,10 +261,10 @@ private:
   RankRunner own_runner_;
   StepRunner* running_ = nullptr; // the runner of the step being run
   int64_t step_copied_ = 0;       // bytes copied by the runner of the step being run (for timelines)
-  RankClock clock_;
+  sched::RankClock clock_;
   bool runs_ahead_ = false;
   std::vector<Followed> followed_;
-  Wakeup wakeup_;              // wakes the rank blocked in wait()
+  sched::Wakeup wakeup_;              // wakes the rank blocked in wait()
   bool rank_waiting_ = false;
   std::optional<uint64_t> poll_load_; // the core a waiting rank keeps busy polling, while the background runs
   MatchQueues queues_;

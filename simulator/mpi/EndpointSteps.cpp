@@ -91,7 +91,7 @@ void Endpoint::announce(const Followed& followed)
 {
   StepRunner& runner = *followed.runner;
   if (followed.activity) { // its end rings them
-    world_.transfers().watch(followed.activity, *this, runner);
+    world_.transfers().on_end(followed.activity, [this, &runner]() { transfer_ended(runner); });
     return;
   }
   runner.expect(*this, followed.arrives);
@@ -230,7 +230,7 @@ Endpoint::Followed Endpoint::take(Followed* ready)
 
 double Endpoint::next_ready(const StepRunner& runner) const
 {
-  double next = Wakeup::kNoDate;
+  double next = sched::Wakeup::kNoDate;
   for (auto const& followed : followed_) {
     if (not handles(runner, *followed.runner))
       continue;

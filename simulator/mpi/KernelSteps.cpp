@@ -168,7 +168,7 @@ CoreCopy& KernelSteps::fresh_copy()
   // (a step's state without an allocation).
   KernelRun& run = *run_;
   std::swap(run.copy, run.spent_copy);
-  run.copy->bus         = BusTraffic{}; // its flows ended: nobody holds them any more
+  run.copy->bus         = resources::BusTraffic{}; // its flows ended: nobody holds them any more
   run.copy->start_flows = nullptr;
   return *run.copy;
 }

@@ -1,5 +1,5 @@
 #include "mpi/KernelWait.hpp"
-#include "mpi/ActorParking.hpp"
+#include "sched/ActorParking.hpp"
 #include "mpi/World.hpp"
 
 #include <utility>
@@ -9,7 +9,7 @@ namespace progsim::mpi {
 bool KernelWait::run(const RequestPtr& request, double call_seconds, std::function<void()> blocked)
 {
   request_    = request;
-  rank_actor_ = parking::caller();
+  rank_actor_ = sched::parking::caller();
   if (not steps_)
     steps_.emplace(endpoint_.own_runner_, rank_actor_);
   over_      = false;
@@ -21,7 +21,7 @@ bool KernelWait::run(const RequestPtr& request, double call_seconds, std::functi
     call_paid();
   if (not over_) {
     parked_ = true;
-    parking::park();
+    sched::parking::park();
     parked_ = false;
   }
   request_.reset();
@@ -79,7 +79,7 @@ void KernelWait::end()
 {
   over_ = true;
   if (parked_)
-    parking::resume(rank_actor_);
+    sched::parking::resume(rank_actor_);
 }
 
 } // namespace progsim::mpi

@@ -4,7 +4,7 @@
 
 namespace progsim::models::progress {
 
-void ProgressModel::compute(mpi::Endpoint& endpoint, double flops, const mpi::BusTraffic& stream)
+void ProgressModel::compute(mpi::Endpoint& endpoint, double flops, const resources::BusTraffic& stream)
 {
   if (stream.empty() && endpoint.runs_ahead()) // CPU work alone, on a core of its own: the rank's clock runs ahead
     endpoint.spend(flops / endpoint.host()->get_speed());

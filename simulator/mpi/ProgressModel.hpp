@@ -2,9 +2,9 @@
  * The engine owns it; each mechanism is one file of models/progress. */
 #pragma once
 
-#include "Parameters.hpp"
+#include "config/Parameters.hpp"
 #include "mpi/StepRunner.hpp"
-#include "mpi/Transport.hpp"
+#include "config/Transport.hpp"
 #include "trace/Action.hpp"
 
 #include <simgrid/forward.h>
@@ -18,8 +18,10 @@
 namespace progsim::mpi {
 class Endpoint;
 class World;
-struct BusTraffic;
 } // namespace progsim::mpi
+namespace progsim::resources {
+struct BusTraffic;
+} // namespace progsim::resources
 
 namespace progsim::models::progress {
 
@@ -52,9 +54,9 @@ public:
   virtual std::string_view name() const = 0;
   const CallCosts& costs() const { return costs_; }
   /** The protocol of a message of `bytes` over `transport`: eager below its threshold, its rendezvous above. */
-  virtual mpi::Protocol protocol(const mpi::TransportProtocol& transport, int64_t bytes) const
+  virtual Protocol protocol(const TransportProtocol& transport, int64_t bytes) const
   {
-    return mpi::choose(transport, bytes);
+    return choose(transport, bytes);
   }
   /** A test call on a pending request starts (before the look) and ends, `done` or not. */
   virtual void test_entered(mpi::Endpoint&) {}
@@ -81,7 +83,7 @@ public:
   /** Runs `flops` of the calling rank's computation on its core while `stream`, its memory traffic (waited for
    * after), flows. A mechanism whose agent shares that very core (a progress thread spinning there) lets the agent
    * take its turns here. */
-  virtual void compute(mpi::Endpoint& endpoint, double flops, const mpi::BusTraffic& stream);
+  virtual void compute(mpi::Endpoint& endpoint, double flops, const resources::BusTraffic& stream);
   /** The calling rank's blocking wait just completed; it returns once it has its core (see compute()). */
   virtual void wait_ended(mpi::Endpoint&) {}
   /** Starts agents and background loads, before any action runs. */

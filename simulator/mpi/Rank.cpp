@@ -100,7 +100,7 @@ void Rank::compute(double flops, const Action* action)
   world_.set_activity(rank_, Activity::Computing, action);
   // At the pace of its flops: a CPU-bound computation moves its bytes evenly over its duration.
   double pace = flops > 0 ? static_cast<double>(bytes) * endpoint_.host()->get_speed() / flops : 0.0;
-  BusTraffic memory = world_.memory().stream(rank_, bytes, pace);
+  resources::BusTraffic memory = world_.memory().stream(rank_, bytes, pace);
   if (flops > 0)
     world_.progress().compute(endpoint_, flops, memory);
   memory.wait(world_.transfers());

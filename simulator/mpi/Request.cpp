@@ -6,23 +6,6 @@
 
 namespace progsim::mpi {
 
-std::string_view protocol_name(Protocol protocol)
-{
-  switch (protocol) {
-    case Protocol::Direct:
-      return "direct";
-    case Protocol::Eager:
-      return "eager";
-    case Protocol::RendezvousGet:
-      return "rendezvous-get";
-    case Protocol::RendezvousPut:
-      return "rendezvous-put";
-    case Protocol::RendezvousPipelined:
-      return "pipelined";
-  }
-  return "?";
-}
-
 std::string_view state_name(RequestState state)
 {
   switch (state) {

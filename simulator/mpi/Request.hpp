@@ -1,6 +1,8 @@
 /* An MPI request and the protocol state it goes through. */
 #pragma once
 
+#include "config/Transport.hpp"
+
 #include <simgrid/s4u/Comm.hpp>
 
 #include <cstdint>
@@ -17,10 +19,6 @@ constexpr int kAnyTag    = -444;
 
 /** Matching context: application messages never match a collective's internal messages. */
 enum class Context : uint8_t { PointToPoint, Collective };
-
-/** Which protocol moves a message (chosen per message by models/protocol). */
-enum class Protocol : uint8_t { Direct, Eager, RendezvousGet, RendezvousPut, RendezvousPipelined };
-std::string_view protocol_name(Protocol protocol);
 
 /**
  * Life cycle of a request. Sends: Posted -> (eager) Complete, or Posted -> WaitingClearToSend (put/pipelined)

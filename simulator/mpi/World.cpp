@@ -1,9 +1,9 @@
 /* What all ranks share: their endpoints and records, the host cores and copies their CPU work takes, the activity
  * that background loads follow. The checks of the traces and the end-of-run reports: WorldChecks.cpp. */
 #include "mpi/World.hpp"
-#include "mpi/ActorParking.hpp"
+#include "sched/ActorParking.hpp"
 #include "mpi/Rank.hpp"
-#include "mpi/Timers.hpp"
+#include "sched/Timers.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
@@ -122,7 +122,7 @@ double World::dated_copy_seconds(int rank, int64_t bytes, const sg4::Host* copie
 
 void World::start()
 {
-  if (RouteDelay delay; delay.applies())
+  if (resources::RouteDelay delay; delay.applies())
     route_delay_ = delay;
   memory_.start(placement_.hosts);
   for (int rank = 0; rank < size(); rank++) {
@@ -146,9 +146,9 @@ void World::copy(int rank, int64_t bytes, bool shared_core, double cpu_before, d
     pause_.until(cpu_free);
     if (seconds > 0) { // the actor parks once, until the copy is done
       CoreCopy copy;
-      copy.done = [copier = parking::caller()]() { parking::resume(copier); };
+      copy.done = [copier = sched::parking::caller()]() { sched::parking::resume(copier); };
       copy_on_shared_cores(rank, bytes, seconds, cpu_before, copy, sg4::this_actor::get_host());
-      parking::park();
+      sched::parking::park();
     } else if (cpu_before > 0)
       spend_cpu(host, cpu_before);
     return;
@@ -165,7 +165,7 @@ void World::copy(int rank, int64_t bytes, bool shared_core, double cpu_before, d
     pause_.until(begin + dated); // a small copy: its time on the idle bus, no flow
     return;
   }
-  BusTraffic bus; // read and write, at the copy's pace; a cached copy's bytes reach memory later, unwaited
+  resources::BusTraffic bus; // read and write, at the copy's pace; a cached copy's bytes reach memory later, unwaited
   if (parameters_.copy_loads_bus)
     bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, sg4::this_actor::get_host(), memory_.cached(bytes), begin);
   // Paced at the copy's speed, the flow lasts at least the copy's CPU time: waiting for it alone ends the copy at the
@@ -185,7 +185,7 @@ void World::copy_on_shared_cores(int rank, int64_t bytes, double seconds, double
   // The CPU work before and the copy are one execution on the shared cores; the copy's flows start between its
   // parts, from the kernel; it is done at the later of its CPU work's end and its flows' ends. Two executions and a
   // wait for each flow would park an actor up to four times for the same dates.
-  HostCores& cores = cores_of(host_of(rank));
+  resources::HostCores& cores = cores_of(host_of(rank));
   if (double dated = dated_copy_seconds(rank, bytes, copier); dated >= 0) {
     // A small copy: one execution, then what its flow takes beyond the copy's CPU time on the idle bus (exact when
     // the copy's part runs at full speed; later by what a slower share stretches that part, nanoseconds).
@@ -193,7 +193,7 @@ void World::copy_on_shared_cores(int rank, int64_t bytes, double seconds, double
     const double rest = dated - seconds;
     copy.after_cpu    = [&copy, rest]() {
       if (rest > 0)
-        timers::set(sg4::Engine::get_clock() + rest, copy.one_ended);
+        sched::timers::set(sg4::Engine::get_clock() + rest, copy.one_ended);
       else
         copy.one_ended();
     };
@@ -236,7 +236,7 @@ bool World::start_copy(int rank, int64_t bytes, bool shared_core, double cpu_bef
   const double begin = now + std::max(cpu_before, 0.0);
   copy.pending       = 1; // the CPU work (a timer at its end), then each flow still running
   if (double dated = dated_copy_seconds(rank, bytes, copier); dated >= 0) { // a small copy: a date, no flow
-    timers::set(begin + dated, copy.one_ended);
+    sched::timers::set(begin + dated, copy.one_ended);
     return true;
   }
   if (seconds > 0 && parameters_.copy_loads_bus)
@@ -245,7 +245,7 @@ bool World::start_copy(int rank, int64_t bytes, bool shared_core, double cpu_bef
   count_flows(copy);
   const double cpu_end = paced ? now : begin + std::max(seconds, 0.0);
   if (cpu_end > now)
-    timers::set(cpu_end, [&copy]() { copy.one_ended(); });
+    sched::timers::set(cpu_end, [&copy]() { copy.one_ended(); });
   else
     copy.pending--;
   return copy.pending > 0;
@@ -273,22 +273,22 @@ void World::spend_cpu(sg4::Host* host, double seconds)
     pause_.pass(seconds);
     return;
   }
-  HostCores& cores = cores_of(host);
+  resources::HostCores& cores = cores_of(host);
   cores.run(seconds * cores.speed()); // its speed at hand: the host's is a cold read at scale
 }
 
 void World::start_cpu(sg4::Host* host, double seconds, const std::function<void()>& done)
 {
   if (never_shared(host)) {
-    timers::set(sg4::Engine::get_clock() + seconds, [&done]() { done(); });
+    sched::timers::set(sg4::Engine::get_clock() + seconds, [&done]() { done(); });
     return;
   }
   static const std::function<void()> nothing = []() {};
-  HostCores& cores = cores_of(host);
+  resources::HostCores& cores = cores_of(host);
   cores.start(seconds * cores.speed(), nothing, 0, done);
 }
 
-void World::compute(sg4::Host* host, double flops, const BusTraffic& stream)
+void World::compute(sg4::Host* host, double flops, const resources::BusTraffic& stream)
 {
   // Paced at the computation's flops, its stream lasts at least the computation's time: on a core nobody shares,
   // waiting for the stream alone ends the computation at the same time, with one wait instead of two (as copy()).
@@ -298,11 +298,11 @@ void World::compute(sg4::Host* host, double flops, const BusTraffic& stream)
     pause_.pass(flops / host->get_speed());
 }
 
-HostCores& World::cores_of(const sg4::Host* host)
+resources::HostCores& World::cores_of(const sg4::Host* host)
 {
   auto& cores = cores_[host];
   if (not cores)
-    cores = std::make_unique<HostCores>(host);
+    cores = std::make_unique<resources::HostCores>(host);
   return *cores;
 }
 

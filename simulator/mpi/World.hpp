@@ -1,20 +1,20 @@
 /* The state shared by every rank of one simulation: traces, placement, parameters, progress mechanism. */
 #pragma once
 
-#include "Parameters.hpp"
-#include "mpi/ActorRound.hpp"
-#include "mpi/BusPolicy.hpp"
-#include "mpi/RouteDelay.hpp"
-#include "mpi/MemorySystem.hpp"
+#include "config/Parameters.hpp"
+#include "sched/ActorRound.hpp"
+#include "resources/BusPolicy.hpp"
+#include "resources/RouteDelay.hpp"
+#include "resources/MemorySystem.hpp"
 #include "mpi/Endpoint.hpp"
-#include "mpi/HostCores.hpp"
+#include "resources/HostCores.hpp"
 #include "mpi/KernelRuns.hpp"
 #include "mpi/MessageProtocol.hpp"
 #include "mpi/NetworkCollectives.hpp"
 #include "mpi/ProgressModel.hpp"
 #include "mpi/Schedule.hpp"
-#include "mpi/TimedPause.hpp"
-#include "mpi/TransferWatch.hpp"
+#include "sched/TimedPause.hpp"
+#include "sched/TransferWatch.hpp"
 #include "trace/TraceSource.hpp"
 
 #include <boost/dynamic_bitset.hpp>
@@ -49,7 +49,7 @@ struct CoreCopy {
 
   std::function<void()> done;
   int pending = 0;   // the CPU work, then each flow still running
-  BusTraffic bus;    // held to the end: the transfers live as long as someone holds them
+  resources::BusTraffic bus;    // held to the end: the transfers live as long as someone holds them
   std::function<void()> start_flows;
   std::function<void()> after_cpu; // a small copy's (World::dated_copy_seconds): its idle flow's rest, then done
   const std::function<void()> one_ended = [this]() {
@@ -187,7 +187,7 @@ public:
   /** A rank's computation of `flops` on `host`, as spend_cpu: at full core speed without the CPU solver where no
    * execution there ever shares a core. With `stream`, the computation's memory traffic that its caller waits for
    * after: where that stream alone ends it no earlier (see the definition), nothing more is needed. */
-  void compute(simgrid::s4u::Host* host, double flops, const BusTraffic& stream = {});
+  void compute(simgrid::s4u::Host* host, double flops, const resources::BusTraffic& stream = {});
   /** When a control message sent at `date` from `from` to `to` arrives, where it need not be a transfer
    * (progsim/control-transfers: no, see RouteDelay); -1: send it as a transfer. */
   double control_arrival(int from, int to, double date) const;
@@ -207,15 +207,15 @@ public:
    * the longer of its CPU time and its flow's time on the idle bus; -1: it needs its flows. */
   double dated_copy_seconds(int rank, int64_t bytes, const simgrid::s4u::Host* copier) const;
   /** How `host`'s cores are shared, for CPU work and loads on a host whose cores its users may outnumber. */
-  HostCores& cores_of(const simgrid::s4u::Host* host);
+  resources::HostCores& cores_of(const simgrid::s4u::Host* host);
   /** How an actor that holds no resource lets time pass (a core of its own, a NIC, a tick to wait for). */
-  TimedPause& pause() { return pause_; }
+  sched::TimedPause& pause() { return pause_; }
   /** Where the kernel has calls made among the actors of a date (progsim/steps-in-kernel). */
-  ActorRound& actor_round() { return actor_round_; }
+  sched::ActorRound& actor_round() { return actor_round_; }
   /** The state that runs of steps from the kernel borrow (KernelSteps). */
   KernelRuns& kernel_runs() { return kernel_runs_; }
   /** Who hears of each followed transfer's end. */
-  TransferWatch& transfers() { return transfers_; }
+  sched::TransferWatch& transfers() { return transfers_; }
   /**
    * A copy of `bytes` for `rank` by the calling actor: CPU work of copy_seconds(bytes), on a core of the rank's host
    * shared with the ranks (`shared_core`) or on one of its own, while the data crosses the memory bus of the rank's
@@ -233,7 +233,7 @@ public:
    * arithmetic intensity (progsim/compute-intensity), else none. */
   int64_t memory_bytes(const trace::Action& compute) const;
   /** The memory buses: computations' streams, copies, DMA. */
-  MemorySystem& memory() { return memory_; }
+  resources::MemorySystem& memory() { return memory_; }
   /**
    * A rank starts (true) or stops polling in its wait. Returns whether its polling must be a CPU load: where it
    * may share its host's cores with other ranks or threads, under a mechanism whose waits poll, and unless every
@@ -314,20 +314,20 @@ private:
   std::unique_ptr<ProtocolTable> protocols_;
   std::unique_ptr<CollectiveAlgorithms> collectives_;
   NetworkCollectives network_collectives_{*this};
-  MemorySystem memory_;
+  resources::MemorySystem memory_;
   std::vector<std::unique_ptr<Endpoint>> endpoints_;
   std::vector<RankRecord> records_;
   uint64_t request_counter_ = 0;
   uint64_t step_counter_    = 0;
   std::unordered_map<const simgrid::s4u::Host*, int> ranks_on_;
   std::unordered_set<const simgrid::s4u::Host*> uncontended_hosts_;
-  TimedPause pause_;
-  ActorRound actor_round_;
+  sched::TimedPause pause_;
+  sched::ActorRound actor_round_;
   KernelRuns kernel_runs_;
-  std::unordered_map<const simgrid::s4u::Host*, std::unique_ptr<HostCores>> cores_;
-  TransferWatch transfers_;
-  std::optional<RouteDelay> route_delay_; // none: every message is a transfer
-  mutable std::vector<RouteDelay::Recent> recent_routes_; // by sending rank
+  std::unordered_map<const simgrid::s4u::Host*, std::unique_ptr<resources::HostCores>> cores_;
+  sched::TransferWatch transfers_;
+  std::optional<resources::RouteDelay> route_delay_; // none: every message is a transfer
+  mutable std::vector<resources::RouteDelay::Recent> recent_routes_; // by sending rank
   boost::dynamic_bitset<> polling_; // ranks polling in a wait: a bit each, walked in rank order
   struct CollectiveCall {
     trace::Action action; // as the first rank to reach it called it

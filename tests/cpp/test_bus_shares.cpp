@@ -3,10 +3,10 @@
  * identical links in one simulation, as SimGrid transfers on one and through BusShares on the other; every flow must
  * end at the same date on both. SimGrid's engine is global, so each simulation runs in a child process of its own.
  */
-#include "mpi/BusShares.hpp"
-#include "mpi/RouteDelay.hpp"
-#include "mpi/TransferStarts.hpp"
-#include "mpi/TransferWatch.hpp"
+#include "resources/BusShares.hpp"
+#include "resources/RouteDelay.hpp"
+#include "sched/TransferStarts.hpp"
+#include "sched/TransferWatch.hpp"
 #include "ChildEngine.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -46,23 +46,23 @@ using progsim::testing::Failures;
 
 int same_ends(const std::vector<FlowSpec>& flows, const std::vector<std::string>& options)
 {
-  std::optional<progsim::mpi::TransferWatch> watch;
-  std::unique_ptr<progsim::mpi::BusShares> shares;
+  std::optional<progsim::sched::TransferWatch> watch;
+  std::unique_ptr<progsim::resources::BusShares> shares;
   auto simgrid_end = std::make_shared<std::vector<double>>(flows.size(), -1);
   auto closed_end  = std::make_shared<std::vector<double>>(flows.size(), -1);
   return progsim::testing::simulate_in_child(
       kPlatform, options,
       [&](Failures&) {
         watch.emplace();
-        const progsim::mpi::RouteDelay network;
-        shares = std::make_unique<progsim::mpi::BusShares>(
-            progsim::mpi::BusShares::Model::of(*sg4::Link::by_name("bus2"), network));
+        const progsim::resources::RouteDelay network;
+        shares = std::make_unique<progsim::resources::BusShares>(
+            progsim::resources::BusShares::Model::of(*sg4::Link::by_name("bus2"), network));
         auto* e = sg4::Engine::get_instance();
         for (size_t i = 0; i < flows.size(); i++) {
           FlowSpec f = flows[i];
           sg4::Actor::create("flow" + std::to_string(i), e->host_by_name("core1"),
                              [&watch, &shares, e, f, i, simgrid_end, closed_end]() {
-            auto comm = progsim::mpi::transfer_starts::sendto(e->host_by_name("core1"), e->host_by_name("mem1"),
+            auto comm = progsim::sched::transfer_starts::sendto(e->host_by_name("core1"), e->host_by_name("mem1"),
                                                               static_cast<uint64_t>(f.bytes), f.rate, f.start);
             shares->start(f.bytes, f.rate, f.start)->on_end.emplace_back([i, closed_end]() {
               (*closed_end)[i] = sg4::Engine::get_clock();
@@ -138,14 +138,14 @@ namespace {
 /** Whether SimGrid's clock moves `expected` times while `flows` run through BusShares alone (0: yes). */
 int clock_moves(const std::vector<FlowSpec>& flows, int expected)
 {
-  std::unique_ptr<progsim::mpi::BusShares> shares;
+  std::unique_ptr<progsim::resources::BusShares> shares;
   auto moves = std::make_shared<int>(0);
   return progsim::testing::simulate_in_child(
       kPlatform, kSmpi,
       [&](Failures&) {
-        const progsim::mpi::RouteDelay network;
-        shares = std::make_unique<progsim::mpi::BusShares>(
-            progsim::mpi::BusShares::Model::of(*sg4::Link::by_name("bus2"), network));
+        const progsim::resources::RouteDelay network;
+        shares = std::make_unique<progsim::resources::BusShares>(
+            progsim::resources::BusShares::Model::of(*sg4::Link::by_name("bus2"), network));
         sg4::Engine::on_time_advance_cb([moves](double) { ++*moves; });
         sg4::Actor::create("starter", sg4::Engine::get_instance()->host_by_name("core1"), [&shares, flows]() {
           for (auto const& f : flows)

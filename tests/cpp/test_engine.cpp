@@ -6,7 +6,7 @@
  */
 #include "mpi/Request.hpp"
 #include "mpi/RequestStore.hpp"
-#include "mpi/Transport.hpp"
+#include "config/Transport.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
-using progsim::mpi::choose;
-using progsim::mpi::parse_rendezvous;
-using progsim::mpi::TransportProtocol;
+using progsim::choose;
+using progsim::parse_rendezvous;
+using progsim::TransportProtocol;
 using progsim::mpi::kAnySource;
 using progsim::mpi::kAnyTag;
-using progsim::mpi::Protocol;
+using progsim::Protocol;
 using progsim::mpi::Request;
 using progsim::mpi::RequestPtr;
 using progsim::mpi::RequestStore;
@@ -89,11 +89,11 @@ TEST(ProtocolChoice, ParseRendezvousErrors)
 
 TEST(ProtocolChoice, Names)
 {
-  EXPECT_EQ(progsim::mpi::protocol_name(Protocol::Direct), "direct");
-  EXPECT_EQ(progsim::mpi::protocol_name(Protocol::Eager), "eager");
-  EXPECT_EQ(progsim::mpi::protocol_name(Protocol::RendezvousGet), "rendezvous-get");
-  EXPECT_EQ(progsim::mpi::protocol_name(Protocol::RendezvousPut), "rendezvous-put");
-  EXPECT_EQ(progsim::mpi::protocol_name(Protocol::RendezvousPipelined), "pipelined");
+  EXPECT_EQ(progsim::protocol_name(Protocol::Direct), "direct");
+  EXPECT_EQ(progsim::protocol_name(Protocol::Eager), "eager");
+  EXPECT_EQ(progsim::protocol_name(Protocol::RendezvousGet), "rendezvous-get");
+  EXPECT_EQ(progsim::protocol_name(Protocol::RendezvousPut), "rendezvous-put");
+  EXPECT_EQ(progsim::protocol_name(Protocol::RendezvousPipelined), "pipelined");
   EXPECT_EQ(progsim::mpi::state_name(progsim::mpi::RequestState::Complete), "complete");
   EXPECT_EQ(progsim::mpi::state_name(progsim::mpi::RequestState::Posted), "posted");
 }

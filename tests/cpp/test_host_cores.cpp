@@ -4,8 +4,8 @@
  * and through HostCores on the other, in one simulation; every execution must end at the same date on both. SimGrid's
  * engine is global, so each simulation runs in a child process of its own.
  */
-#include "mpi/HostCores.hpp"
-#include "mpi/ActorParking.hpp"
+#include "resources/HostCores.hpp"
+#include "sched/ActorParking.hpp"
 #include "ChildEngine.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -53,7 +53,7 @@ int same_ends(const std::vector<CpuUser>& users, double tolerance = 1e-9)
 {
   std::vector<double> simgrid_end(users.size(), -1), progsim_end(users.size(), -1);
   std::vector<double> simgrid_between(users.size(), -1), progsim_between(users.size(), -1);
-  std::optional<progsim::mpi::HostCores> cores; // made in the child, once its platform is
+  std::optional<progsim::resources::HostCores> cores; // made in the child, once its platform is
   auto setup = [&](progsim::testing::Failures&) {
     sg4::Host* reference = sg4::Host::by_name("simgrid");
     sg4::Host* ours      = sg4::Host::by_name("progsim");
@@ -81,13 +81,13 @@ int same_ends(const std::vector<CpuUser>& users, double tolerance = 1e-9)
       sg4::Actor::create("progsim-" + std::to_string(i), ours, [user, i, &progsim_end, &progsim_between, &cores]() {
         sg4::this_actor::sleep_until(user.start);
         if (user.flops > 0 && user.then > 0) { // one execution in two parts; the actor parks once
-          sg4::Actor* self                  = progsim::mpi::parking::caller();
+          sg4::Actor* self                  = progsim::sched::parking::caller();
           const std::function<void()> mark = [i, &progsim_between]() {
             progsim_between[i] = sg4::Engine::get_clock();
           };
-          const std::function<void()> done = [self]() { progsim::mpi::parking::resume(self); };
+          const std::function<void()> done = [self]() { progsim::sched::parking::resume(self); };
           cores->start(user.flops, mark, user.then, done);
-          progsim::mpi::parking::park();
+          progsim::sched::parking::park();
           progsim_end[i] = sg4::Engine::get_clock();
           return;
         }

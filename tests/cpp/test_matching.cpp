@@ -20,7 +20,7 @@ using progsim::mpi::kAnySource;
 using progsim::mpi::kAnyTag;
 using progsim::mpi::MatchQueues;
 using progsim::mpi::PostingOrder;
-using progsim::mpi::Protocol;
+using progsim::Protocol;
 using progsim::mpi::Request;
 using progsim::mpi::RequestPtr;
 

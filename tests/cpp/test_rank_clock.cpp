@@ -2,7 +2,7 @@
  * RankClock: a rank's date, which its CPU work moves ahead of SimGrid's clock, and the one pause that brings
  * SimGrid's clock there. Each case is one simulation of one actor, in a child process (SimGrid's engine is global).
  */
-#include "mpi/RankClock.hpp"
+#include "sched/RankClock.hpp"
 #include "ChildEngine.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -14,8 +14,8 @@
 #include <functional>
 
 namespace sg4 = simgrid::s4u;
-using progsim::mpi::RankClock;
-using progsim::mpi::TimedPause;
+using progsim::sched::RankClock;
+using progsim::sched::TimedPause;
 using progsim::testing::expect;
 using progsim::testing::expect_near;
 using progsim::testing::Failures;

@@ -4,9 +4,9 @@
  * transfers over loopback links, against SimGrid's own transfers (each simulation in a child process: SimGrid's
  * engine is global). Control messages' dates are checked against transfers in tests/test_control_messages.py.
  */
-#include "mpi/RouteDelay.hpp"
-#include "mpi/TransferStarts.hpp"
-#include "mpi/TransferWatch.hpp"
+#include "resources/RouteDelay.hpp"
+#include "sched/TransferStarts.hpp"
+#include "sched/TransferWatch.hpp"
 #include "ChildEngine.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -21,8 +21,9 @@
 #include <string>
 #include <vector>
 
-namespace sg4 = simgrid::s4u;
-using progsim::mpi::RouteDelay;
+namespace sg4             = simgrid::s4u;
+namespace transfer_starts = progsim::sched::transfer_starts;
+using progsim::resources::RouteDelay;
 
 // SimGrid 3.32's default smpi/lat-factor (sg_config.cpp), written largest threshold first, as SimGrid writes it.
 // Its description there says "if (size >= thresholdN) return valueN"; the code (network_smpi.cpp) returns the
@@ -87,9 +88,9 @@ using progsim::testing::Failures;
 /** Runs `scenario` (it creates actors; a TransferWatch is there for them) on kPlatform under SimGrid's `options`
  * in a child process: 0 when it saw nothing wrong. */
 int run(const std::vector<std::string>& options,
-        const std::function<void(progsim::mpi::TransferWatch&, Failures&)>& scenario)
+        const std::function<void(progsim::sched::TransferWatch&, Failures&)>& scenario)
 {
-  std::optional<progsim::mpi::TransferWatch> watch; // made in the child, once its engine is
+  std::optional<progsim::sched::TransferWatch> watch; // made in the child, once its engine is
   return progsim::testing::simulate_in_child(kPlatform, options, [&](Failures& failures) {
     watch.emplace();
     scenario(*watch, failures);
@@ -99,13 +100,13 @@ int run(const std::vector<std::string>& options,
 /** A transfer of `bytes` over a's loopback ends when RouteDelay said it would, under SimGrid's `options`. */
 int loopback_transfer_ends_at_its_date(const std::vector<std::string>& options, double bytes)
 {
-  return run(options, [bytes](progsim::mpi::TransferWatch& watch, Failures& failures) {
+  return run(options, [bytes](progsim::sched::TransferWatch& watch, Failures& failures) {
     sg4::Actor::create("sender", sg4::Host::by_name("a"), [&watch, &failures, bytes]() {
       RouteDelay delay;
       sg4::this_actor::sleep_until(kStart);
       auto* a      = sg4::Host::by_name("a");
       double date  = delay.loopback_arrival(a, a, kStart, static_cast<int64_t>(bytes));
-      auto transfer = progsim::mpi::transfer_starts::sendto(a, a, static_cast<uint64_t>(bytes));
+      auto transfer = transfer_starts::sendto(a, a, static_cast<uint64_t>(bytes));
       watch.park_until_ended(transfer);
       expect_near(failures, "the loopback transfer's end", sg4::Engine::get_clock(), date);
     });
@@ -118,7 +119,7 @@ TEST(RouteDelay, ALoopbackTransferEndsAtTheDateItsRouteGives)
 {
   // CM02 without factors: L + S / B.
   EXPECT_EQ(run(kCm02,
-                [](progsim::mpi::TransferWatch&, Failures& failures) {
+                [](progsim::sched::TransferWatch&, Failures& failures) {
                   sg4::Actor::create("asker", sg4::Host::by_name("a"), [&failures]() {
                     auto* a = sg4::Host::by_name("a");
                     expect_near(failures, "CM02's date", RouteDelay().loopback_arrival(a, a, kStart, 1e7),
@@ -142,7 +143,7 @@ TEST(RouteDelay, ALoopbackTransferEndsAtTheDateItsRouteGives)
 TEST(RouteDelay, OnlyRoutesOfLoopbacksHaveADate)
 {
   EXPECT_EQ(run(kCm02,
-                [](progsim::mpi::TransferWatch&, Failures& failures) {
+                [](progsim::sched::TransferWatch&, Failures& failures) {
                   sg4::Actor::create("asker", sg4::Host::by_name("a"), [&failures]() {
                     RouteDelay delay;
                     auto* a = sg4::Host::by_name("a");
@@ -163,7 +164,7 @@ TEST(RouteDelay, ARecentRouteGivesTheTablesDates)
   // One sender's Recent holds two routes: going round three destinations (and back to a recent one) exercises a
   // hit on either entry and a miss; every date must be the one the table gives.
   EXPECT_EQ(run(kCm02,
-                [](progsim::mpi::TransferWatch&, Failures& failures) {
+                [](progsim::sched::TransferWatch&, Failures& failures) {
                   sg4::Actor::create("asker", sg4::Host::by_name("a"), [&failures]() {
                     RouteDelay delay;
                     RouteDelay::Recent recent;
@@ -189,12 +190,12 @@ TEST(RouteDelay, ARecentRouteGivesTheTablesDates)
 TEST(RouteDelay, AFatPipeSlowsTheFlowsOfLongerRoutes)
 {
   EXPECT_EQ(run(kCm02,
-                [](progsim::mpi::TransferWatch& watch, Failures& failures) {
+                [](progsim::sched::TransferWatch& watch, Failures& failures) {
                   for (const char* destination : {"b", "c"})
                     sg4::Actor::create(std::string("to-") + destination, sg4::Host::by_name("b"),
                                        [&watch, &failures, destination]() {
                                          sg4::this_actor::sleep_until(kStart);
-                                         auto transfer = progsim::mpi::transfer_starts::sendto(
+                                         auto transfer = transfer_starts::sendto(
                                              sg4::Host::by_name("b"), sg4::Host::by_name(destination), kBytes);
                                          watch.park_until_ended(transfer);
                                          double near_end = kStart + kLatency + kBytes / kBandwidth;

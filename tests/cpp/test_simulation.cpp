@@ -3,10 +3,10 @@
  * times that follow from the platform and the default parameters. SimGrid's engine is global, so each simulation
  * runs in a child process of its own (as WRENCH's tests do).
  */
-#include "Parameters.hpp"
+#include "config/Parameters.hpp"
 #include "Placement.hpp"
 #include "collectives/SmpiDefault.hpp"
-#include "mpi/TimedPause.hpp"
+#include "sched/TimedPause.hpp"
 #include "mpi/World.hpp"
 #include "protocol/Protocols.hpp"
 #include "trace/TraceSource.hpp"
@@ -150,7 +150,7 @@ int wait_beside_a_computation(bool timed, double wait, double expected)
 {
   return in_child_process([&](const fs::path& dir) {
     auto engine = make_engine(dir, "--cfg=surf/precision:1e-9"); // as progsim-engine sets it (and smpirun)
-    progsim::mpi::TimedPause pause;
+    progsim::sched::TimedPause pause;
     double computed = -1, woke = -1;
     sg4::Actor::create("computer", sg4::Host::by_name("a"), [&computed]() {
       sg4::this_actor::execute(1e9);
@@ -187,7 +187,7 @@ TEST(Simulation, TimedPausesEndingTogetherResumeTheirActorsInTheOrderTheyBegan)
   // dates) resumed them out of order.
   const int status = in_child_process([](const fs::path& dir) {
     auto engine = make_engine(dir);
-    progsim::mpi::TimedPause pause;
+    progsim::sched::TimedPause pause;
     std::vector<int> resumed;
     for (int i = 0; i < 8; i++)
       sg4::Actor::create("a" + std::to_string(i), sg4::Host::by_name(i % 2 == 0 ? "a" : "b"), [&pause, &resumed, i]() {

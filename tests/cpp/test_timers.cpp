@@ -1,10 +1,10 @@
 /*
- * The engine's kernel timers (mpi/Timers.hpp): one queue under one SimGrid timer. Each timer fires at its date, in
+ * The engine's kernel timers (sched/Timers.hpp): one queue under one SimGrid timer. Each timer fires at its date, in
  * SimGrid's kernel; timers of one date fire in the order they were set (a moved timer as if set anew); a cancelled
  * timer never fires, and SimGrid's clock stops only at dates where a timer fires. SimGrid's engine is global, so each
  * simulation runs in a child process of its own.
  */
-#include "mpi/Timers.hpp"
+#include "sched/Timers.hpp"
 #include "ChildEngine.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -19,7 +19,7 @@
 #include <vector>
 
 namespace sg4 = simgrid::s4u;
-namespace timers = progsim::mpi::timers;
+namespace timers = progsim::sched::timers;
 
 namespace {
 
