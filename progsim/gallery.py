@@ -21,6 +21,7 @@ from typing import Any
 from progsim import nbc_overlap, overlap
 from progsim.errors import InputError
 from progsim.gallery_cases import Case, Collective, Row, Workload, load_cases
+from progsim.gallery_page import Picture
 from progsim.platform import Compiled
 from progsim.pools import map_in_order
 
@@ -42,24 +43,6 @@ class Job:
     core_speed: float
     settings: tuple[str, ...]
     folder: Path
-    png: str
-
-
-@dataclass(frozen=True)
-class Picture:
-    """What one job measured (medians over the ranks that compute) and the picture it gets."""
-    case: str
-    row: int
-    mechanism: str
-    ratio: float      # NaN when no rank had anything to overlap
-    worst: float      # the largest ratio of a rank
-    slowdown: float   # t_comp / t_comp_ref
-    total: float      # the overlapped run: its latest rank's end (s)
-    comp_ref: float
-    comm_ref: float
-    ranks: int        # how many ranks the ratio is a median of
-    timeline: Path
-    end: float        # the timeline's last event (s)
     png: str
 
 

@@ -9,15 +9,13 @@ import html
 import math
 import struct
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from dataclasses import dataclass
+from typing import Optional
 
 from progsim.engine import DEFAULT_MECHANISMS, REPOSITORY
 from progsim.gallery_cases import Case, Collective, Row
 from progsim.plot import size_label, time_label
 from progsim.timeline import COLOURS
-
-if TYPE_CHECKING:
-    from progsim.gallery import Picture
 
 MECHANISM_WORDS = {
     "none": "only the rank itself moves a message forward, and only while it is inside an MPI call (MPI_Test "
@@ -73,6 +71,24 @@ th, td { border: 1px solid #ccc; padding: 3px 10px; text-align: left; }
 td.ratio { text-align: right; font-variant-numeric: tabular-nums; }
 footer { margin-top: 40px; color: #666; font-size: 0.9em; }
 code { background: #f3f3f3; padding: 0 3px; border-radius: 3px; }"""
+
+
+@dataclass(frozen=True)
+class Picture:
+    """What one job measured (medians over the ranks that compute) and the picture it gets."""
+    case: str
+    row: int
+    mechanism: str
+    ratio: float      # NaN when no rank had anything to overlap
+    worst: float      # the largest ratio of a rank
+    slowdown: float   # t_comp / t_comp_ref
+    total: float      # the overlapped run: its latest rank's end (s)
+    comp_ref: float
+    comm_ref: float
+    ranks: int        # how many ranks the ratio is a median of
+    timeline: Path
+    end: float        # the timeline's last event (s)
+    png: str
 
 
 # ---- words and numbers --------------------------------------------------------------------------------------
@@ -182,7 +198,7 @@ def _intro() -> list[str]:
     return lines
 
 
-def _figure(picture: "Picture", folder: Path, case: Case) -> str:
+def _figure(picture: Picture, folder: Path, case: Case) -> str:
     width, height = png_size(folder / picture.png)
     ranks = f" (median of {picture.ranks} ranks, worst {ratio_text(picture.worst)})" if picture.ranks > 1 else ""
     alt = f"Gantt picture of case {case.name} under {picture.mechanism}"
@@ -198,7 +214,7 @@ def _figure(picture: "Picture", folder: Path, case: Case) -> str:
             f"x{picture.slowdown:.2f}</span></figcaption></figure>")
 
 
-def _case(case: Case, pictures: dict[tuple[str, int, str], "Picture"], folder: Path) -> list[str]:
+def _case(case: Case, pictures: dict[tuple[str, int, str], Picture], folder: Path) -> list[str]:
     lines = [f'<section id="{_a(case.name)}">', f"<h2>{_e(case.title)}</h2>", '<div class="explanation">']
     lines += [f"<p>{_e(p)}</p>" for p in case.paragraphs]
     lines.append("</div>")
@@ -218,7 +234,7 @@ def _columns(cases: list[Case]) -> list[str]:
     return [m for m in DEFAULT_MECHANISMS if m in used] + sorted(used - set(DEFAULT_MECHANISMS))
 
 
-def _cell(picture: Optional["Picture"]) -> tuple[str, float]:
+def _cell(picture: Optional[Picture]) -> tuple[str, float]:
     """A table cell's text (the ratio, and the slowdown when the computation slowed) and its ratio."""
     if picture is None:
         return "-", math.nan
@@ -228,7 +244,7 @@ def _cell(picture: Optional["Picture"]) -> tuple[str, float]:
     return text, picture.ratio
 
 
-def _table(cases: list[Case], pictures: dict[tuple[str, int, str], "Picture"]) -> list[str]:
+def _table(cases: list[Case], pictures: dict[tuple[str, int, str], Picture]) -> list[str]:
     columns = _columns(cases)
     lines = ['<h2 id="summary">All the ratios</h2>',
              "<p>r per case and mechanism (with the computation's slowdown where it is not 1).</p>", "<table>",
@@ -246,7 +262,7 @@ def _table(cases: list[Case], pictures: dict[tuple[str, int, str], "Picture"]) -
     return lines
 
 
-def write_page(cases: list[Case], pictures: list["Picture"], path: Path) -> None:
+def write_page(cases: list[Case], pictures: list[Picture], path: Path) -> None:
     from progsim import __version__
 
     found = {(p.case, p.row, p.mechanism): p for p in pictures}
@@ -271,7 +287,7 @@ def write_page(cases: list[Case], pictures: list["Picture"], path: Path) -> None
 
 # ---- the table on stdout ----------------------------------------------------------------------------------------
 
-def ratio_table(cases: list[Case], pictures: list["Picture"]) -> str:
+def ratio_table(cases: list[Case], pictures: list[Picture]) -> str:
     """The ratios as a Markdown table: a line per case and row, a column per mechanism."""
     found = {(p.case, p.row, p.mechanism): p for p in pictures}
     columns = _columns(cases)

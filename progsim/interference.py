@@ -240,7 +240,7 @@ EXAMPLES = """examples:
 
 def command_interference(args: argparse.Namespace) -> int:
     from progsim.cli import option_quantities, check_settings
-    from progsim.measure import print_table, write_csv
+    from progsim.row_tables import print_table, write_csv
     from progsim.outputs import check_outputs
 
     platform = Path(args.platform)

@@ -294,7 +294,7 @@ def draw_figure(results: list[Result], path: Path) -> None:
 
 
 def command_validate_interference(args: argparse.Namespace) -> int:
-    from progsim.measure import print_table
+    from progsim.row_tables import print_table
 
     from progsim.outputs import check_outputs
 

@@ -9,11 +9,8 @@ per size, the half round trip and the cost of posting and testing.
 from __future__ import annotations
 
 import argparse
-import csv
-import os
 import statistics
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -24,6 +21,7 @@ from progsim.mpi_library import (BENCHMARK_SOURCE, LIBRARIES, TRANSPORTS, Librar
                                  find_library, library_version, parse_env, run_benchmark)
 from progsim.outputs import check_outputs
 from progsim.overlap import SIDES, RankMetrics
+from progsim.row_tables import print_table, write_csv
 
 OVERLAP_EXTRA = ["library", "library_version", "transport", "env", "repetitions", "threads"]
 OVERLAP_COLUMNS = [*cells.COLUMNS, *OVERLAP_EXTRA]
@@ -142,23 +140,6 @@ def pingpong_summary(rows: list[dict[str, str]]) -> str:
 
 
 # ---- output ----
-
-def print_table(columns: list[str], rows: list[dict[str, str]]) -> None:
-    widths = [max(len(c), *(len(row[c]) for row in rows)) for c in columns]
-    print("  ".join(c.rjust(w) for c, w in zip(columns, widths)))
-    for row in rows:
-        print("  ".join(row[c].rjust(w) for c, w in zip(columns, widths)))
-
-
-def write_csv(path: Path, columns: list[str], rows: list[dict[str, str]]) -> None:
-    """Written beside its final name and renamed once complete: a failed run never leaves a partial table."""
-    with tempfile.NamedTemporaryFile("w", newline="", dir=path.parent, prefix=f".{path.name}.",
-                                     delete=False) as out:
-        table = csv.DictWriter(out, fieldnames=columns)
-        table.writeheader()
-        table.writerows(rows)
-    os.replace(out.name, path)
-
 
 def progress(line: str) -> None:
     print(line, file=sys.stderr, flush=True)

@@ -52,7 +52,7 @@ def measure(library, transport: str, env: tuple[tuple[str, str], ...], sizes: Se
 
 
 def print_rows(rows: list[dict[str, str]]) -> None:
-    from progsim.measure import print_table
+    from progsim.row_tables import print_table
 
     print_table([c for c in COLUMNS if c not in ("library_version", "repetitions")], rows)
 

@@ -14,16 +14,16 @@ import math
 import os
 import sys
 import tempfile
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Callable
 
 from progsim.errors import InputError
 from progsim.heatmap_compare import (KEY, NEEDED, REFERENCES, Comparison, Table, Tolerance, automatic_pairs, balanced,
                                      combine_runs, compare, explicit_pairs, normalized, read_table)
-from progsim.heatmap_expectations import ExpectationCheck, check_expectation
+from progsim.heatmap_expectations import check_expectation
 from progsim.validation_case import Case, case_files, load_case
-from progsim.validation_report import draw_figure, plain_table, summary_rows, write_report
+from progsim.validation_report import Outcome, draw_figure, plain_table, summary_rows, write_report
 
 if TYPE_CHECKING:  # pandas is imported where it is used: every progsim command imports this module
     import pandas as pd
@@ -71,22 +71,6 @@ def simulated_cells(table: Table, tolerance: Tolerance) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------- results
-
-
-@dataclass
-class Outcome:
-    """What one comparison or one case found: its checks, and the cells to draw (with the simulated panel's
-    cells that miss an expectation)."""
-
-    title: str
-    note: str  # where it comes from: the tables, or the case's source
-    comparison: Optional[Comparison]
-    checks: list[ExpectationCheck]
-    drawn: pd.DataFrame
-
-    @property
-    def passed(self) -> bool:
-        return (self.comparison is None or self.comparison.passed) and all(c.passed for c in self.checks)
 
 
 def reference_comparison(case: Case, simulated: Table, reference: Table, tolerance: Tolerance) -> Comparison:

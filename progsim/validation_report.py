@@ -6,16 +6,32 @@ heatmaps.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Optional
 
 from progsim import cells
-from progsim.heatmap_compare import KEY, classes, describe_cell
+from progsim.heatmap_compare import KEY, Comparison, classes, describe_cell
+from progsim.heatmap_expectations import ExpectationCheck
 
 if TYPE_CHECKING:  # pandas is imported where it is used: every progsim command imports this module
     import pandas as pd
 
-    from progsim.validate import Outcome  # the outcomes shown are validate.py's
+
+@dataclass
+class Outcome:
+    """What one comparison or one case found: its checks, and the cells to draw (with the simulated panel's
+    cells that miss an expectation)."""
+
+    title: str
+    note: str  # where it comes from: the tables, or the case's source
+    comparison: Optional[Comparison]
+    checks: list[ExpectationCheck]
+    drawn: pd.DataFrame
+
+    @property
+    def passed(self) -> bool:
+        return (self.comparison is None or self.comparison.passed) and all(c.passed for c in self.checks)
 
 
 # ---------------------------------------------------------------- summary and report

@@ -1,4 +1,5 @@
-"""The engine's layers: each source file includes only headers of its own layer or of the layers below it.
+"""The code's structure: the engine's layers (each source file includes only headers of its own layer or of the
+layers below it), and the Python package's imports (no cycle).
 
 docs/engine.md ("Layers") draws them; this test is where their order is written down. Each layer is a folder:
     trace/      parsing the traces (a library of its own: no simulation)
@@ -12,6 +13,7 @@ docs/engine.md ("Layers") draws them; this test is where their order is written 
 """
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -20,6 +22,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE = ROOT / "simulator"
 MODELS = ROOT / "models"
+PACKAGE = ROOT / "progsim"
 
 # Bottom to top; the composition root (files directly in simulator/) comes last.
 LAYERS = ["trace", "config", "sched", "resources", "mpi", "models", "output", "root"]
@@ -81,3 +84,90 @@ def test_the_check_sees_an_upward_include(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setitem(globals(), "ENGINE", engine)
     monkeypatch.setitem(globals(), "MODELS", tmp_path / "models")
     assert upward_includes() == ["simulator/sched/Timers.hpp (sched) includes mpi/Endpoint.hpp (mpi)"]
+
+
+# ---- the Python package: modules import one another without a cycle ----
+
+def module_names(package: Path) -> dict[str, Path]:
+    """Every module of the package by dotted name (a subpackage by its own name, for its __init__.py)."""
+    modules = {}
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(package.parent).with_suffix("").parts
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return modules
+
+
+def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The package's modules that `name` imports, wherever the import stands (in a function, under TYPE_CHECKING):
+    `from package import module` names the module, `from module import thing` the module."""
+    found = set()
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names if alias.name in modules}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parent, base] if base else parent)
+            for alias in node.names:
+                submodule = f"{base}.{alias.name}"
+                if submodule in modules:
+                    found.add(submodule)
+                elif base in modules:
+                    found.add(base)
+    found.discard(name)
+    return found
+
+
+def import_cycles(package: Path) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm), each sorted."""
+    modules = module_names(package)
+    graph = {name: sorted(imports_of(name, path, modules)) for name, path in modules.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in graph[node]:
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for name in sorted(graph):
+        if name not in index:
+            visit(name)
+    return sorted(groups)
+
+
+def test_python_imports_have_no_cycle() -> None:
+    assert import_cycles(PACKAGE) == []
+
+
+def test_the_check_sees_an_import_cycle(tmp_path: Path) -> None:
+    """The check itself: a cycle through an import inside a function, and a package whose module imports a sibling
+    through it (`from pkg import b`: b, not the package) is none."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("from pkg.a import thing\n")
+    (package / "a.py").write_text("from pkg import b\nthing = 1\n")
+    (package / "b.py").write_text("def later():\n    from pkg.c import other\n")
+    (package / "c.py").write_text("from pkg.b import later as other\n")
+    assert import_cycles(package) == [["pkg.b", "pkg.c"]]
