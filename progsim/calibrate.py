@@ -27,6 +27,7 @@ from typing import Any, Callable, Sequence
 import yaml
 
 from progsim.calibration_probe import PROBE_S, PROBE_SIZES, Measured, measure_library
+from progsim.engine import engine_default
 from progsim.errors import InputError
 from progsim.mpi_library import LIBRARIES, TRANSPORTS, parse_env
 from progsim.platform.annotated_yaml import annotated_lines, leaves
@@ -135,7 +136,7 @@ def calibrated_data(base: dict[str, Any], measured: Measured, name: str) -> dict
         thread.pop("spare_core", None)
     else: # a polling thread takes, between its polls, the share of the core the probe saw the threads take
         thread["busy"] = False
-        interval = float(thread.get("poll_interval", 1e-6))
+        interval = float(thread.get("poll_interval", engine_default("thread-poll-interval")))
         thread["poll_interval"] = interval
         thread["poll_cost"] = float(f"{max(core.stolen, 0.001) * interval:.3g}")
     if measured.transport == "tcp":

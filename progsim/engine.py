@@ -63,6 +63,14 @@ def engine_parameters() -> list[EngineParameter]:
     return [EngineParameter(*line.split("\t", 3)) for line in done.stdout.splitlines() if line]
 
 
+def engine_default(name: str) -> str:
+    """One parameter's default, as the engine declares it (`thread-poll-interval`: "1e-06")."""
+    for parameter in engine_parameters():
+        if parameter.name == name:
+            return parameter.default
+    raise KeyError(f"progsim-engine has no parameter {name}")
+
+
 @dataclass(frozen=True)
 class TraceFiles:
     ranks: int

@@ -160,7 +160,7 @@ def test_repository_root_is_where_the_tests_run() -> None:
 
 
 @pytest.mark.parametrize("setting,expected", [("bogus-param:1", "Bad config key: progsim/bogus-param"),
-                                              ("thread-poll-interval:abc", "invalid double")])
+                                              ("thread-poll-interval:abc", "expected a number, got 'abc'")])
 def test_a_bad_parameter_override(tmp_path: Path, setting: str, expected: str) -> None:
     done = run_cli("replay", str(write_ranks(tmp_path, TWO_RANKS)), "--platform",
                    str(write_platform(tmp_path, SMALL_PLATFORM)), "--progress", "none", "--set", setting,

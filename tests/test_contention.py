@@ -180,7 +180,7 @@ def test_the_dma_of_data_far_from_the_nic_crosses_the_ports(tmp_path: Path) -> N
 
 @pytest.mark.parametrize("data,message", [
     ("2", "progsim/data-numa: 2: the nodes have NUMA domains 0..1"),
-    ("far", "progsim/data-numa: expected local, nic or a NUMA domain number, got 'far'"),
+    ("far", "progsim/data-numa:far: expected local, nic or a NUMA domain number, got 'far'"),
 ])
 def test_a_bad_data_domain_is_named(tmp_path: Path, data: str, message: str) -> None:
     done = replay(tmp_path, [f"{r} init\n{r} finalize" for r in range(16)], "none",

@@ -19,58 +19,61 @@ struct ParameterInfo {
   Kind kind = Kind::Word;
 };
 
-/** A snapshot of the flags, read once the command line is parsed. */
+/** The run's parameters: a snapshot of the flags, read once the command line is parsed. Each is defined once, with
+ * its default, unit and meaning, in Parameters.cpp; the fields here start at zero, not at a default of their own. */
 struct Parameters {
-  std::string progress;                       // none | thread | dedicated-core | offload | ideal
-  TransportProtocol network;
-  TransportProtocol shared_memory;
-  double send_overhead  = 0;                  // CPU s spent by the sender when it posts a message
-  double recv_overhead  = 0;                  // CPU s spent by the receiver when it posts a receive
-  double step_overhead  = 0;                  // CPU s of each protocol step (match, RTS, CTS, FIN, fragment)
-  double call_overhead  = 0;                  // CPU s of a wait or test call, even with nothing to do
-  double copy_bandwidth = 1e10;               // B/s one core copies (eager buffers, shared-memory single copies)
-  double compute_intensity     = 0;           // flop/B of computations whose trace gives no bytes (0: no traffic)
-  bool copy_loads_bus   = true;               // a copy's bytes also cross its NUMA domain's memory bus
-  bool dma_loads_bus        = true;           // NIC transfers load the buses of their data's domains (DMA)
-  bool loaded_latency       = true;           // streams that ask more than a bus delivers lengthen its latency
-  int64_t cached_message_bytes = 0;           // messages up to this size do not wait for their copies and DMA
-  std::string contention    = "fair";         // fair | weighted | calibrated: how flows share a memory bus
-  double nic_bus_weight     = 1;              // core streams a NIC's DMA flow weighs on the bus
-  std::string bus_curve;                      // calibrated: "flows:B/s;..." the bus's capacity with n flows
-  std::string data_numa     = "local";        // local | nic | a domain number: where each rank's data lives
-  std::string nbc_algorithms;                 // "ibcast:binomial;...": non-blocking collectives run round by round
-  std::string coll_algorithms;                // "bcast:binomial_tree;...": blocking collectives' algorithms
-  int64_t buffered_send_threshold = 65536;    // blocking sends below this complete once copied (0: strict MPI)
-  bool rank_progress_every_call = false;      // the rank runs its own steps in every MPI call, not only wait/test
-  bool poll_in_wait     = true;               // a rank waiting in MPI polls (keeps its core busy)
-  int pipeline_depth    = 3;                  // fragments of a pipelined rendezvous in flight at once
-  int64_t control_bytes = 0;                  // size of a control message (RTS, CTS, FIN)
-  bool control_transfers = false;             // control messages are transfers (else an idle route's time)
-  bool loopback_transfers = false;            // messages over loopback links are transfers (else their route's time)
-  bool run_ahead = true;                      // a rank's CPU work on a core of its own runs ahead of SimGrid's clock
-  bool steps_in_kernel = true;                // a rank's steps in its waits on shared cores are run by the kernel
-  std::string bus_sharing = "closed-form";    // memory buses' flows: SimGrid transfers, or closed-form (BusShares)
-  int64_t small_flow_bytes = 0;               // a message's flows up to this size take their idle route's time
-  int64_t envelope_bytes = 16;                // header added to every message, as SMPI does
-  int64_t detached_threshold = 65536;         // direct protocol: sends below this complete at once
-  double smpi_test_sleep = 1e-4;              // direct protocol: SMPI's injected cost of MPI_Test
-  double thread_poll_interval = 0;            // s between two polls of a progress thread
-  double thread_poll_cost     = 0;            // CPU s of one poll
-  double sched_quantum        = 0;            // s: a thread woken on a busy core waits for the next time slice
-  bool thread_spare_core      = false;        // progress threads are pinned to cores the ranks do not use
-  bool thread_busy            = false;        // each thread spins on its rank's core (time slices in turn)
-  std::string dedicated_per;                  // node | numa
-  int dedicated_cores        = 1;
-  double dedicated_step_cost = 0;             // s of one step on a dedicated core
-  double offload_step_latency = 0;            // s of one step executed by the NIC
-  double offload_collective_latency   = 0;    // s of a collective run by the network in hardware
-  double offload_collective_bandwidth = 0;    // B/s at which it streams its bytes
-  bool offload_intra_node     = false;        // messages inside a node go through the NIC (not shared memory)
-  std::string out;                            // results file
-  std::string timeline;                       // event timeline file (JSON lines)
-  std::string platform_source;                // what the platform XML was compiled from
+  std::string progress{};                 // none | thread | dedicated-core | offload | ideal
+  TransportProtocol network{};
+  TransportProtocol shared_memory{};
+  double send_overhead{};                 // CPU s spent by the sender when it posts a message
+  double recv_overhead{};                 // CPU s spent by the receiver when it posts a receive
+  double step_overhead{};                 // CPU s of each protocol step (match, RTS, CTS, FIN, fragment)
+  double call_overhead{};                 // CPU s of a wait or test call, even with nothing to do
+  double copy_bandwidth{};                // B/s one core copies (eager buffers, shared-memory single copies)
+  double compute_intensity{};             // flop/B of computations whose trace gives no bytes (0: no traffic)
+  bool copy_loads_bus{};                  // a copy's bytes also cross its NUMA domain's memory bus
+  bool dma_loads_bus{};                   // NIC transfers load the buses of their data's domains (DMA)
+  bool loaded_latency{};                  // streams that ask more than a bus delivers lengthen its latency
+  int64_t cached_message_bytes{};         // messages up to this size do not wait for their copies and DMA
+  std::string contention{};               // fair | weighted | calibrated: how flows share a memory bus
+  double nic_bus_weight{};                // core streams a NIC's DMA flow weighs on the bus
+  std::string bus_curve{};                // calibrated: "flows:B/s;..." the bus's capacity with n flows
+  std::string data_numa{};                // local | nic | a domain number: where each rank's data lives
+  std::string nbc_algorithms{};           // "ibcast:binomial;...": non-blocking collectives run round by round
+  std::string coll_algorithms{};          // "bcast:binomial_tree;...": blocking collectives' algorithms
+  int64_t buffered_send_threshold{};      // blocking sends below this complete once copied (0: strict MPI)
+  bool rank_progress_every_call{};        // the rank runs its own steps in every MPI call, not only wait/test
+  bool poll_in_wait{};                    // a rank waiting in MPI polls (keeps its core busy)
+  int pipeline_depth{};                   // fragments of a pipelined rendezvous in flight at once
+  int64_t control_bytes{};                // size of a control message (RTS, CTS, FIN)
+  bool control_transfers{};               // control messages are transfers (else an idle route's time)
+  bool loopback_transfers{};              // messages over loopback links are transfers (else their route's time)
+  bool run_ahead{};                       // a rank's CPU work on a core of its own runs ahead of SimGrid's clock
+  bool steps_in_kernel{};                 // a rank's steps in its waits on shared cores are run by the kernel
+  std::string bus_sharing{};              // memory buses' flows: SimGrid transfers, or closed-form (BusShares)
+  int64_t small_flow_bytes{};             // a message's flows up to this size take their idle route's time
+  int64_t envelope_bytes{};               // header added to every message, as SMPI does
+  int64_t detached_threshold{};           // direct protocol: sends below this complete at once
+  double smpi_test_sleep{};               // direct protocol: SMPI's injected cost of MPI_Test
+  double thread_poll_interval{};          // s between two polls of a progress thread
+  double thread_poll_cost{};              // CPU s of one poll
+  double sched_quantum{};                 // s: a thread woken on a busy core waits for the next time slice
+  bool thread_spare_core{};               // progress threads are pinned to cores the ranks do not use
+  bool thread_busy{};                     // each thread spins on its rank's core (time slices in turn)
+  std::string dedicated_per{};            // node | numa
+  int dedicated_cores{};
+  double dedicated_step_cost{};           // s of one step on a dedicated core
+  double offload_step_latency{};          // s of one step executed by the NIC
+  double offload_collective_latency{};    // s of a collective run by the network in hardware
+  double offload_collective_bandwidth{};  // B/s at which it streams its bytes
+  bool offload_intra_node{};              // messages inside a node go through the NIC (not shared memory)
+  std::string out{};                      // results file
+  std::string timeline{};                 // event timeline file (JSON lines)
+  std::string platform_source{};          // what the platform XML was compiled from
 
   static Parameters from_flags();
+  /** Every parameter at its default (what from_flags gives when no flag is set). */
+  static Parameters defaults();
   /** Every flag with its value, unit and description, in a fixed order. */
   static std::vector<ParameterInfo> describe();
 };

@@ -11,11 +11,12 @@ namespace progsim {
 enum class Protocol : uint8_t { Direct, Eager, RendezvousGet, RendezvousPut, RendezvousPipelined };
 std::string_view protocol_name(Protocol protocol);
 
-/** Protocol settings of one transport (the NIC path, or shared memory inside a node). */
+/** Protocol settings of one transport (the NIC path, or shared memory inside a node); their defaults are
+ * Parameters' (config/Parameters.cpp). */
 struct TransportProtocol {
-  int64_t eager_threshold = 65536;                   // bytes; smaller messages go eagerly
-  Protocol rendezvous     = Protocol::RendezvousGet; // used at and above the threshold
-  int64_t fragment_size   = 131072;                  // bytes per fragment of the pipelined protocol
+  int64_t eager_threshold = 0;               // bytes; smaller messages go eagerly
+  Protocol rendezvous     = Protocol::Eager; // used at and above the threshold
+  int64_t fragment_size   = 0;               // bytes per fragment of the pipelined protocol
 };
 
 /** Parses "get", "put" or "pipelined"; throws std::invalid_argument otherwise. */

@@ -40,7 +40,7 @@ RequestPtr request(uint64_t id)
 
 TEST(ProtocolChoice, EagerStrictlyBelowTheThreshold)
 {
-  TransportProtocol t; // 65536
+  TransportProtocol t{65536, Protocol::RendezvousGet, 131072};
   EXPECT_EQ(choose(t, 0), Protocol::Eager);
   EXPECT_EQ(choose(t, 1), Protocol::Eager);
   EXPECT_EQ(choose(t, 65535), Protocol::Eager);
