@@ -276,7 +276,7 @@ int main(int argc, char** argv)
   try {
     parameters = progsim::Parameters::from_flags();
     progress   = progsim::models::progress::make_progress_model(parameters);
-    bus_policy  = progsim::models::contention::make_bus_policy(parameters);
+    bus_policy  = progsim::models::contention::make_bus_policy(parameters.memory);
     collectives = progsim::models::collectives::smpi_default::make_collectives(parameters.coll_algorithms,
                                                                               parameters.nbc_algorithms);
     traces.emplace(trace); // its files found: their lines are checked beside the run (InputCheck)

@@ -6,12 +6,12 @@
 
 namespace progsim::models::contention {
 
-std::unique_ptr<BusPolicy> make_fair(const Parameters&);
-std::unique_ptr<BusPolicy> make_weighted(const Parameters&);
-std::unique_ptr<BusPolicy> make_calibrated(const Parameters&);
+std::unique_ptr<BusPolicy> make_fair(const MemorySettings&);
+std::unique_ptr<BusPolicy> make_weighted(const MemorySettings&);
+std::unique_ptr<BusPolicy> make_calibrated(const MemorySettings&);
 
 namespace {
-using Factory = std::unique_ptr<BusPolicy> (*)(const Parameters&);
+using Factory = std::unique_ptr<BusPolicy> (*)(const MemorySettings&);
 const std::vector<std::pair<std::string, Factory>>& factories()
 {
   static const std::vector<std::pair<std::string, Factory>> table = {
@@ -20,15 +20,15 @@ const std::vector<std::pair<std::string, Factory>>& factories()
 }
 } // namespace
 
-std::unique_ptr<BusPolicy> make_bus_policy(const Parameters& parameters)
+std::unique_ptr<BusPolicy> make_bus_policy(const MemorySettings& settings)
 {
   for (auto const& [name, factory] : factories())
-    if (name == parameters.contention)
-      return factory(parameters);
+    if (name == settings.contention)
+      return factory(settings);
   std::string known;
   for (auto const& name : bus_policy_names())
     known += (known.empty() ? "" : ", ") + name;
-  throw std::invalid_argument("progsim/contention: unknown policy '" + parameters.contention + "' (expected one of: " +
+  throw std::invalid_argument("progsim/contention: unknown policy '" + settings.contention + "' (expected one of: " +
                               known + ")");
 }
 

@@ -82,11 +82,11 @@ private:
 };
 } // namespace
 
-std::unique_ptr<BusPolicy> make_weighted(const Parameters&);
+std::unique_ptr<BusPolicy> make_weighted(const MemorySettings&);
 
-std::unique_ptr<BusPolicy> make_calibrated(const Parameters& parameters)
+std::unique_ptr<BusPolicy> make_calibrated(const MemorySettings& settings)
 {
-  return std::make_unique<Calibrated>(parse_curve(parameters.bus_curve), make_weighted(parameters));
+  return std::make_unique<Calibrated>(parse_curve(settings.bus_curve), make_weighted(settings));
 }
 
 } // namespace progsim::models::contention

@@ -13,7 +13,7 @@ public:
 };
 } // namespace
 
-std::unique_ptr<BusPolicy> make_fair(const Parameters&)
+std::unique_ptr<BusPolicy> make_fair(const MemorySettings&)
 {
   return std::make_unique<Fair>();
 }

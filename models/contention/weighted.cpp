@@ -36,9 +36,9 @@ private:
 };
 } // namespace
 
-std::unique_ptr<BusPolicy> make_weighted(const Parameters& parameters)
+std::unique_ptr<BusPolicy> make_weighted(const MemorySettings& settings)
 {
-  double weight = parameters.nic_bus_weight;
+  double weight = settings.nic_bus_weight;
   if (not(weight > 0) || not std::isfinite(weight) || weight > 64 || weight < 0.25)
     throw std::invalid_argument("progsim/nic-bus-weight: expected a weight between 1/4 and 64, got " +
                                 std::to_string(weight));

@@ -26,10 +26,10 @@ double next_tick(double period)
 
 void PollBeforeSteps::look_for_core()
 {
-  if (not parameters_.thread_spare_core && busy()) {
+  if (not settings_.spare_core && busy()) {
     double now = sg4::Engine::get_clock();
     if (waiting_until_ < 0) {
-      double slice = next_tick(parameters_.sched_quantum);
+      double slice = next_tick(settings_.sched_quantum);
       XBT_VERB("rank %d's thread: every core of %s is held by a rank; waits for the slice at %g s",
                endpoint_->rank(), endpoint_->host()->get_cname(), slice);
       if (now < slice) {

@@ -42,7 +42,7 @@ struct CoreQueue {
  */
 class PollBeforeSteps {
 public:
-  PollBeforeSteps(const Parameters& p, CoreQueue& queue) : parameters_(p), queue_(queue) {}
+  PollBeforeSteps(const ThreadSettings& settings, CoreQueue& queue) : settings_(settings), queue_(queue) {}
 
   /** Blocks the calling thread (`endpoint`'s) until its poll is done. */
   void run(mpi::Endpoint& endpoint)
@@ -50,7 +50,7 @@ public:
     endpoint_ = &endpoint;
     poller_   = sched::parking::caller();
     done_     = false;
-    endpoint.world().pause().until(next_tick(parameters_.thread_poll_interval));
+    endpoint.world().pause().until(next_tick(settings_.poll_interval));
     look_for_core();
     if (not done_) {
       parked_ = true;
@@ -67,7 +67,7 @@ public:
     poller_   = nullptr;
     done_     = false;
     then_     = std::move(then);
-    endpoint.world().actor_round().at(next_tick(parameters_.thread_poll_interval), [this]() { look_for_core(); });
+    endpoint.world().actor_round().at(next_tick(settings_.poll_interval), [this]() { look_for_core(); });
   }
 
   /** A rank of the host left its core: if waiting for one, look again once the running actors have yielded. */
@@ -95,16 +95,16 @@ private:
 
   void poll()
   {
-    double cost = parameters_.thread_poll_cost;
+    double cost = settings_.poll_cost;
     if (cost <= 0)
       polled_();
-    else if (parameters_.thread_spare_core) // a core of its own: nothing to share
+    else if (settings_.spare_core) // a core of its own: nothing to share
       sched::timers::set(simgrid::s4u::Engine::get_clock() + cost, [this]() { polled_(); });
     else
       endpoint_->world().start_cpu(endpoint_->host(), cost, polled_);
   }
 
-  const Parameters& parameters_;
+  const ThreadSettings& settings_;
   CoreQueue& queue_;
   mpi::Endpoint* endpoint_     = nullptr;
   simgrid::s4u::Actor* poller_          = nullptr;

@@ -47,7 +47,7 @@ private:
 class DedicatedCoreProgress : public ProgressModel {
 public:
   explicit DedicatedCoreProgress(const Parameters& p)
-      : ProgressModel(CallCosts::of(p)), per_numa_(p.dedicated_per == "numa"), cores_(p.dedicated_cores), step_cost_(p.dedicated_step_cost)
+      : ProgressModel(CallCosts::of(p)), per_numa_(p.dedicated.per == "numa"), cores_(p.dedicated.cores), step_cost_(p.dedicated.step_cost)
   {
   }
 

@@ -72,7 +72,7 @@ bool lists(const std::string& items, const std::string& item)
 class OffloadProgress : public ProgressModel {
 public:
   explicit OffloadProgress(const Parameters& p)
-      : ProgressModel(CallCosts::of(p)), latency_(p.offload_step_latency), intra_node_(p.offload_intra_node)
+      : ProgressModel(CallCosts::of(p)), latency_(p.offload.step_latency), intra_node_(p.offload.intra_node)
   {
   }
 

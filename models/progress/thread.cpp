@@ -40,8 +40,8 @@ namespace progsim::models::progress {
 namespace {
 class ProgressThread : public ProgressAgent {
 public:
-  ProgressThread(const Parameters& p, CoreQueue& queue, SharedCore* core)
-      : parameters_(p), poll_(p, queue), shared_core_(core)
+  ProgressThread(const ThreadSettings& settings, CoreQueue& queue, SharedCore* core)
+      : settings_(settings), poll_(settings, queue), shared_core_(core)
   {
   }
   std::string_view name() const override { return "progress-thread"; }
@@ -49,7 +49,7 @@ public:
   void execute(mpi::Endpoint& endpoint, const mpi::StepWork& work) override
   {
     // The step's CPU work, then its copy, on the thread's own core or one it shares: one wait
-    endpoint.copy(work.copy_bytes, not parameters_.thread_spare_core, work.cpu_seconds);
+    endpoint.copy(work.copy_bytes, not settings_.spare_core, work.cpu_seconds);
     endpoint.add_step_seconds(work.cpu_seconds);
   }
   /** A spinning thread's core is its rank's, in turns that its actor waits for. */
@@ -57,7 +57,7 @@ public:
   bool start(mpi::Endpoint& endpoint, const mpi::StepWork& work, mpi::CoreCopy& state) override
   {
     endpoint.add_step_seconds(work.cpu_seconds);
-    return endpoint.start_copy(work.copy_bytes, not parameters_.thread_spare_core, work.cpu_seconds, state,
+    return endpoint.start_copy(work.copy_bytes, not settings_.spare_core, work.cpu_seconds, state,
                                endpoint.host());
   }
 
@@ -78,14 +78,14 @@ protected:
   }
 
 private:
-  const Parameters& parameters_;
+  const ThreadSettings& settings_;
   PollBeforeSteps poll_;
   SharedCore* shared_core_; // null unless the thread spins on its rank's core
 };
 
 class ThreadProgress : public ProgressModel {
 public:
-  explicit ThreadProgress(const Parameters& p) : ProgressModel(CallCosts::of(p)), parameters_(p) {}
+  explicit ThreadProgress(const Parameters& p) : ProgressModel(CallCosts::of(p)), settings_(p.thread) {}
 
   std::string_view name() const override { return "thread"; }
 
@@ -96,15 +96,15 @@ public:
    * share is its slices, taken in compute(). */
   double polling_share() const
   {
-    if (parameters_.thread_busy)
+    if (settings_.busy)
       return 0.0;
-    double period = parameters_.thread_poll_interval + parameters_.thread_poll_cost;
-    return period > 0 ? parameters_.thread_poll_cost / period : 0.0;
+    double period = settings_.poll_interval + settings_.poll_cost;
+    return period > 0 ? settings_.poll_cost / period : 0.0;
   }
 
   void compute(mpi::Endpoint& endpoint, double flops, const resources::BusTraffic& stream) override
   {
-    if (parameters_.thread_busy)
+    if (settings_.busy)
       shared_cores_[endpoint.rank()]->compute(endpoint.world(), endpoint.host(), flops);
     else
       ProgressModel::compute(endpoint, flops, stream);
@@ -112,7 +112,7 @@ public:
 
   void wait_ended(mpi::Endpoint& endpoint) override
   {
-    if (parameters_.thread_busy)
+    if (settings_.busy)
       shared_cores_[endpoint.rank()]->rank_resumes();
   }
 
@@ -135,14 +135,14 @@ public:
       }
       queue_of_rank_.push_back(queue.get());
       SharedCore* core = nullptr;
-      if (parameters_.thread_busy)
-        core = shared_cores_.emplace_back(std::make_unique<SharedCore>(parameters_.sched_quantum, world.pause())).get();
-      auto thread = std::make_shared<ProgressThread>(parameters_, *queue, core);
+      if (settings_.busy)
+        core = shared_cores_.emplace_back(std::make_unique<SharedCore>(settings_.sched_quantum, world.pause())).get();
+      auto thread = std::make_shared<ProgressThread>(settings_, *queue, core);
       thread->serve(endpoint);
       threads_.push_back(thread);
       sg4::Actor::create("progress-thread-" + std::to_string(rank), endpoint.host(), [thread]() { (*thread)(); });
     }
-    if (polling_share() > 0 && not parameters_.thread_spare_core) { // idle polling keeps part of a core busy
+    if (polling_share() > 0 && not settings_.spare_core) { // idle polling keeps part of a core busy
       for (sg4::Host* host : hosts)
         add_polling_loads(world, host, world.ranks_on(host));
       polling_loads_.start();
@@ -151,7 +151,7 @@ public:
 
   int extra_cpu_users(const mpi::World& world, const sg4::Host* host) const override
   {
-    if (parameters_.thread_spare_core || parameters_.thread_busy) // a busy thread runs on its rank's own core
+    if (settings_.spare_core || settings_.busy) // a busy thread runs on its rank's own core
       return 0;
     return world.ranks_on(host) * (polling_share() > 0 ? 2 : 1); // the thread's steps, and its idle polling
   }
@@ -171,7 +171,7 @@ public:
 
   double background_cpu_seconds(const mpi::Endpoint& endpoint, double lifetime) const override
   {
-    if (parameters_.thread_busy)
+    if (settings_.busy)
       return shared_cores_[endpoint.rank()]->seconds_given();
     return polling_share() * lifetime;
   }
@@ -187,7 +187,7 @@ private:
     }
   }
 
-  const Parameters parameters_;
+  const ThreadSettings settings_;
   std::vector<std::shared_ptr<ProgressThread>> threads_;
   IdlePollingLoads polling_loads_;
   std::map<const sg4::Host*, std::unique_ptr<CoreQueue>> queues_;

@@ -15,7 +15,7 @@ namespace progsim::mpi {
 double NetworkCollectives::duration(int64_t bytes) const
 {
   const Parameters& p = world_.parameters();
-  return p.offload_collective_latency + static_cast<double>(bytes) / p.offload_collective_bandwidth;
+  return p.offload.collective_latency + static_cast<double>(bytes) / p.offload.collective_bandwidth;
 }
 
 void NetworkCollectives::join(uint64_t sequence, int rank, const RequestPtr& request)

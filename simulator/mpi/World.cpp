@@ -56,7 +56,7 @@ World::World(Parameters parameters, trace::TraceSource traces, Placement placeme
     , progress_(std::move(progress))
     , protocols_(std::move(protocols))
     , collectives_(std::move(collectives))
-    , memory_(parameters_, std::move(bus_policy))
+    , memory_(parameters_.memory, std::move(bus_policy))
     , records_(streams_.size())
     , polling_(streams_.size())
 {
@@ -111,7 +111,7 @@ double World::dated_copy_seconds(int rank, int64_t bytes, const sg4::Host* copie
   if (seconds <= 0 || not dated(traffic))
     return -1;
   auto flow = memory_.copy_route(rank);
-  if (not parameters_.copy_loads_bus || memory_.cached(bytes) || flow.memory == nullptr)
+  if (not parameters_.memory.copy_loads_bus || memory_.cached(bytes) || flow.memory == nullptr)
     return seconds; // no traffic that the copy waits for (a cached one's write-back loads nothing when small)
   if (flow.in_parts)
     return -1;
@@ -166,7 +166,7 @@ void World::copy(int rank, int64_t bytes, bool shared_core, double cpu_before, d
     return;
   }
   resources::BusTraffic bus; // read and write, at the copy's pace; a cached copy's bytes reach memory later, unwaited
-  if (parameters_.copy_loads_bus)
+  if (parameters_.memory.copy_loads_bus)
     bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, sg4::this_actor::get_host(), memory_.cached(bytes), begin);
   // Paced at the copy's speed, the flow lasts at least the copy's CPU time: waiting for it alone ends the copy at the
   // same time, with one activity instead of two.
@@ -202,7 +202,7 @@ void World::copy_on_shared_cores(int rank, int64_t bytes, double seconds, double
   }
   copy.pending     = 1; // the execution, then each flow still running
   copy.start_flows = [this, &copy, rank, bytes, seconds, copier]() {
-    if (not parameters_.copy_loads_bus)
+    if (not parameters_.memory.copy_loads_bus)
       return;
     copy.bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, copier, memory_.cached(bytes));
     count_flows(copy);
@@ -239,7 +239,7 @@ bool World::start_copy(int rank, int64_t bytes, bool shared_core, double cpu_bef
     sched::timers::set(begin + dated, copy.one_ended);
     return true;
   }
-  if (seconds > 0 && parameters_.copy_loads_bus)
+  if (seconds > 0 && parameters_.memory.copy_loads_bus)
     copy.bus = memory_.copy(rank, 2 * bytes, 2 * bytes / seconds, copier, memory_.cached(bytes), begin);
   const bool paced = copy.bus.paced && not copy.bus.empty(); // its flows alone end it no earlier than its CPU work
   count_flows(copy);
@@ -255,8 +255,8 @@ int64_t World::memory_bytes(const trace::Action& compute) const
 {
   if (compute.bytes >= 0)
     return compute.bytes;
-  if (parameters_.compute_intensity > 0)
-    return static_cast<int64_t>(compute.flops / parameters_.compute_intensity);
+  if (parameters_.memory.compute_intensity > 0)
+    return static_cast<int64_t>(compute.flops / parameters_.memory.compute_intensity);
   return 0;
 }
 

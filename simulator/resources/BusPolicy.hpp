@@ -36,7 +36,7 @@ public:
 };
 
 /** Builds the policy that progsim/contention names; throws std::invalid_argument naming the known ones otherwise. */
-std::unique_ptr<BusPolicy> make_bus_policy(const Parameters& parameters);
+std::unique_ptr<BusPolicy> make_bus_policy(const MemorySettings& settings);
 std::vector<std::string> bus_policy_names();
 
 } // namespace progsim::models::contention

@@ -17,8 +17,8 @@ using progsim::models::contention::BusUser;
 
 namespace progsim::resources {
 
-MemorySystem::MemorySystem(const Parameters& parameters, std::unique_ptr<models::contention::BusPolicy> policy)
-    : parameters_(parameters), policy_(std::move(policy))
+MemorySystem::MemorySystem(const MemorySettings& settings, std::unique_ptr<models::contention::BusPolicy> policy)
+    : settings_(settings), policy_(std::move(policy))
 {
 }
 
@@ -50,7 +50,7 @@ void MemorySystem::start(const std::vector<sg4::Host*>& rank_hosts)
       core_bandwidth_[host] = std::stod(cap);
   }
 
-  const std::string& where = parameters_.data_numa;
+  const std::string& where = settings_.data_numa;
   data_memory_.assign(rank_hosts.size(), nullptr);
   dma_source_.assign(rank_hosts.size(), nullptr);
   for (size_t rank = 0; rank < rank_hosts.size(); rank++) {
@@ -75,7 +75,7 @@ void MemorySystem::start(const std::vector<sg4::Host*>& rank_hosts)
     if (nic_domain != nullptr)
       dma_source_[rank] = data == host ? host : nic_domain;
   }
-  buses_to_share_ = parameters_.bus_sharing == "closed-form";
+  buses_to_share_ = settings_.bus_sharing == "closed-form";
 }
 
 void MemorySystem::share_buses()
@@ -129,7 +129,7 @@ BusTraffic MemorySystem::stream(int rank, int64_t bytes, double rate)
   if (cap != core_bandwidth_.end() && (rate <= 0 || cap->second < rate))
     rate = cap->second;
   BusTraffic traffic = load(core, data_memory_[rank], bytes, BusUser::Core, rate);
-  if (parameters_.loaded_latency && rate > 0) { // its requests queue at every link to its memory
+  if (settings_.loaded_latency && rate > 0) { // its requests queue at every link to its memory
     traffic.demand = MemoryDemand{route(core, rank), rate};
     loaded_latency_.add(traffic.demand);
   }
@@ -144,7 +144,7 @@ void MemorySystem::ended(const BusTraffic& stream)
 
 double MemorySystem::access_stall(int rank)
 {
-  if (not parameters_.loaded_latency || not has_bus(rank))
+  if (not settings_.loaded_latency || not has_bus(rank))
     return 0;
   return loaded_latency_.extra(route(rank_host_[rank], rank));
 }
@@ -174,7 +174,7 @@ BusTraffic MemorySystem::copy(int rank, int64_t bytes, double rate, const sg4::H
 
 BusTraffic MemorySystem::dma(int rank, int64_t bytes, bool write_back, double start)
 {
-  if (not parameters_.dma_loads_bus || bytes <= 0 || not has_bus(rank) || dma_source_[rank] == nullptr)
+  if (not settings_.dma_loads_bus || bytes <= 0 || not has_bus(rank) || dma_source_[rank] == nullptr)
     return {};
   XBT_VERB("DMA of %lld B for rank %d: %s -> %s", static_cast<long long>(bytes), rank, dma_source_[rank]->get_cname(),
             data_memory_[rank]->get_cname());
@@ -190,7 +190,7 @@ MemorySystem::FlowRoute MemorySystem::copy_route(int rank) const
 
 MemorySystem::FlowRoute MemorySystem::dma_route(int rank) const
 {
-  if (not parameters_.dma_loads_bus || not has_bus(rank) || dma_source_[rank] == nullptr)
+  if (not settings_.dma_loads_bus || not has_bus(rank) || dma_source_[rank] == nullptr)
     return {};
   return {dma_source_[rank], data_memory_[rank], policy_->transfers_per_flow(BusUser::Nic) != 1};
 }

@@ -43,7 +43,7 @@ struct BusTraffic {
  */
 class MemorySystem {
 public:
-  MemorySystem(const Parameters& parameters, std::unique_ptr<models::contention::BusPolicy> policy);
+  MemorySystem(const MemorySettings& settings, std::unique_ptr<models::contention::BusPolicy> policy);
   ~MemorySystem();
   MemorySystem(const MemorySystem&)            = delete;
   MemorySystem& operator=(const MemorySystem&) = delete;
@@ -65,7 +65,7 @@ public:
   double access_stall(int rank);
   /** Whether a copy or NIC transfer of `bytes` stays in the caches (progsim/cached-message-bytes): its traffic still
    * loads the bus, later, as a write-back (copy() and dma() with write_back: nobody waits for it). */
-  bool cached(int64_t bytes) const { return bytes <= parameters_.cached_message_bytes; }
+  bool cached(int64_t bytes) const { return bytes <= settings_.cached_message_bytes; }
   /** A core of `rank`'s domain copies: `bytes` through the memory of its data, at most at `rate` B/s (the copy's
    * pace; 0: no bound), bounded only when the copier runs on the rank's host (SimGrid bounds flows sent from it),
    * from `start` on (a date; now if earlier). Callable from the kernel, with the copier's host. */
@@ -92,7 +92,7 @@ private:
   BusTraffic load(simgrid::s4u::Host* from, simgrid::s4u::Host* memory, int64_t bytes,
                   models::contention::BusUser user, double rate, bool write_back = false, double start = 0);
 
-  Parameters parameters_;
+  MemorySettings settings_;
   std::unique_ptr<models::contention::BusPolicy> policy_;
   std::vector<simgrid::s4u::Host*> rank_host_;
   std::vector<simgrid::s4u::Host*> data_memory_; // by rank: the memory holding its data (null: no bus)

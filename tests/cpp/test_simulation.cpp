@@ -84,7 +84,7 @@ int simulate(const std::string& progress, double expected_sender, double expecte
                               progsim::models::progress::make_progress_model(parameters),
                               progsim::models::protocol::make_protocols(),
                               progsim::models::collectives::smpi_default::make_collectives(),
-                              progsim::models::contention::make_bus_policy(parameters));
+                              progsim::models::contention::make_bus_policy(parameters.memory));
     world.start();
     engine->run();
     auto close = [](double a, double b) { return std::fabs(a - b) <= 1e-6 * b + 1e-12; };
