@@ -14,10 +14,11 @@ import os
 import shutil
 import sys
 import tempfile
+import textwrap
 from pathlib import Path
 
 from progsim import __version__
-from progsim.engine import inspect_trace, progress_mechanisms, replay
+from progsim.engine import inspect_trace, progress_kinds, progress_mechanisms, replay
 from progsim.errors import InputError
 from progsim.outputs import check_outputs
 from progsim.platform import compile_platform, load_platform
@@ -25,12 +26,17 @@ from progsim.platform_cache import cache_root, platform_inputs, prepare_platform
 
 EXIT_BAD_INPUT = 2
 
-MECHANISMS_HELP = """progress mechanisms (who moves a rendezvous or a collective forward while ranks compute):
-  none            only the rank itself, inside MPI calls (MPI_Test included): no overlap while computing
-  thread          a progress thread per rank polls every thread-poll-interval, taking CPU from the rank
-  dedicated-core  reserved cores per node (or NUMA domain) run the protocol; the application has them fewer
-  offload         the NIC matches and runs the rendezvous: no CPU cost, a latency per step
-  ideal           SMPI's own assumption (everything progresses by itself): the reference for cross-checks"""
+def mechanisms_help() -> str:
+    """The epilog that names every mechanism of the built engine with what it models."""
+    kinds = progress_kinds()
+    if not kinds:
+        return "progress mechanisms: build the engine (make build) to list them"
+    width = max(len(kind.name) for kind in kinds) + 2
+    lines = ["progress mechanisms (who moves a rendezvous or a collective forward while ranks compute):"]
+    for kind in kinds:
+        lines += textwrap.wrap(kind.summary, 118, initial_indent="  " + kind.name.ljust(width),
+                               subsequent_indent=" " * (width + 2))
+    return "\n".join(lines)
 
 
 def check_settings(settings: list[str]) -> None:
@@ -243,7 +249,7 @@ COMMAND_MODULES: list[str] = ["progsim.sweep_run", "progsim.measure", "progsim.c
 def get_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="progsim", description="Replay SMPI time-independent traces with explicit MPI progression.",
-        epilog=MECHANISMS_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=mechanisms_help(), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"progsim {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -251,10 +257,10 @@ def get_parser() -> argparse.ArgumentParser:
         "replay", help="replay a trace on a platform under a progress mechanism",
         description="Replays TRACE (a list of per-rank SMPI trace files, or one shared file) on PLATFORM and prints "
                     "a summary. The same inputs give byte-identical result files.",
-        epilog=MECHANISMS_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=mechanisms_help(), formatter_class=argparse.RawDescriptionHelpFormatter)
     rp.add_argument("trace", help="SMPI time-independent trace: list file or shared trace file")
     rp.add_argument("--platform", required=True, help="platform YAML, or a folder compiled by 'platform compile'")
-    rp.add_argument("--progress", required=True, choices=progress_mechanisms(), help="progress mechanism")
+    rp.add_argument("--progress", required=True, choices=progress_mechanisms() or None, help="progress mechanism")
     rp.add_argument("--ranks-per-node", type=int, metavar="N",
                     help="place N ranks per node instead of the platform YAML's placement.ranks_per_node")
     rp.add_argument("--out", help="write results (JSON) here")
@@ -277,7 +283,7 @@ def get_parser() -> argparse.ArgumentParser:
                     "t_comp / t_comp_ref and the communication ratio (t_call + t_wait) / t_comm_ref diagnose why. "
                     "Exit status 1 if a cell failed (the others still run).")
     ov.add_argument("--platform", required=True, help="platform YAML (two ranks: see --ranks-per-node)")
-    ov.add_argument("--progress", nargs="+", default=["none"], choices=progress_mechanisms(), metavar="MECHANISM",
+    ov.add_argument("--progress", nargs="+", default=["none"], choices=progress_mechanisms() or None, metavar="MECHANISM",
                     help="mechanisms to compare (default: none)")
     ov.add_argument("--side", default="receiver", choices=("sender", "receiver", "both"),
                     help="the rank that computes while the message is in flight (default: receiver)")
@@ -313,8 +319,8 @@ def get_parser() -> argparse.ArgumentParser:
     nb.add_argument("--ranks", default="16,64", help="comma-separated rank counts (default: 16,64)")
     nb.add_argument("--sizes", default="1MiB",
                     help="vector (bcast, reduce, allreduce) or per-peer block (the others) sizes (default: 1MiB)")
-    nb.add_argument("--progress", nargs="+", default=["none", "thread", "dedicated-core", "offload", "ideal"],
-                    choices=progress_mechanisms(), metavar="MECHANISM", help="mechanisms (default: all)")
+    nb.add_argument("--progress", nargs="+", default=list(progress_mechanisms()),
+                    choices=progress_mechanisms() or None, metavar="MECHANISM", help="mechanisms (default: all)")
     nb.add_argument("--tests", type=int, default=0, help="MPI_Test calls spread through the computation (default 0)")
     nb.add_argument("--ranks-per-node", type=int, metavar="N",
                     help="N ranks per node instead of the platform's placement (a full node: a progress thread "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -14,7 +15,6 @@ from typing import Any
 from progsim.errors import InputError
 from progsim.platform import Compiled
 
-DEFAULT_MECHANISMS = ("none", "thread", "dedicated-core", "offload", "ideal")
 REPOSITORY = Path(__file__).resolve().parent.parent
 
 
@@ -39,14 +39,33 @@ def smpi_tool(name: str) -> str:
     return str(tool) if prefix and tool.is_file() else name
 
 
-def progress_mechanisms() -> tuple[str, ...]:
-    """The mechanisms the built engine knows (models/progress/Registry.cpp), or the usual five before a build."""
+@dataclass(frozen=True)
+class ProgressKind:
+    """A progress mechanism as the built engine knows it (each registers itself from its file, models/progress/)."""
+    name: str     # what --progress takes
+    agent: str    # what its agents are called in timelines ("" when it has none)
+    summary: str  # what it models, in a sentence
+
+
+def progress_kinds() -> tuple[ProgressKind, ...]:
+    """The mechanisms of the built engine, in its order; none before the engine is built."""
     try:
-        done = subprocess.run([str(engine_binary()), "--list-progress"], capture_output=True, text=True)
+        return _progress_kinds(str(engine_binary()))
     except FileNotFoundError:
-        return DEFAULT_MECHANISMS
-    names = tuple(done.stdout.split())
-    return names if done.returncode == 0 and names else DEFAULT_MECHANISMS
+        return ()
+
+
+@functools.lru_cache(maxsize=None)
+def _progress_kinds(engine: str) -> tuple[ProgressKind, ...]:
+    done = subprocess.run([engine, "--list-progress"], capture_output=True, text=True)
+    if done.returncode != 0:
+        return ()
+    return tuple(ProgressKind(*line.split("\t", 2)) for line in done.stdout.splitlines() if line)
+
+
+def progress_mechanisms() -> tuple[str, ...]:
+    """The names of the built engine's mechanisms, in its order."""
+    return tuple(kind.name for kind in progress_kinds())
 
 
 @dataclass(frozen=True)

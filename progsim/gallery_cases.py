@@ -259,11 +259,9 @@ def _row(base: dict[str, Any], variant: dict[str, Any], label: str, default: tup
 def load_case(path: Path, mechanisms: tuple[str, ...], parameters: set[str]) -> Case:
     """One case file, checked whole against the engine's `mechanisms` and `parameters`: InputError naming file:line
     and the YAML path of the first problem."""
-    from progsim.engine import DEFAULT_MECHANISMS
-
     source = load_located(path)
     r = _Reader(source, mechanisms, parameters)
-    default = tuple(m for m in DEFAULT_MECHANISMS if m in mechanisms)
+    default = mechanisms
     data = r.mapping(source.data, "", CASE_KEYS) if source.data is not None else {}
     for key in ("name", "title", "explanation", "platform"):
         if key not in data:

@@ -12,22 +12,11 @@ from pathlib import Path
 from dataclasses import dataclass
 from typing import Optional
 
-from progsim.engine import DEFAULT_MECHANISMS, REPOSITORY
+from progsim.engine import REPOSITORY, progress_kinds, progress_mechanisms
 from progsim.gallery_cases import Case, Collective, Row
 from progsim.plot import size_label, time_label
 from progsim.timeline import COLOURS
 
-MECHANISM_WORDS = {
-    "none": "only the rank itself moves a message forward, and only while it is inside an MPI call (MPI_Test "
-            "included): the default of Open MPI and MPICH",
-    "thread": "a progress thread per rank wakes every few microseconds and runs the protocol steps; it needs a "
-              "core to run on",
-    "dedicated-core": "a core per node is reserved for progress and runs every step at once; the ranks have one "
-                      "core fewer",
-    "offload": "the network card runs what it offloads (matching, rendezvous, whole collectives on some "
-               "machines); the rest stays with the rank, as under none",
-    "ideal": "SimGrid SMPI's assumption: everything moves by itself, at no cost (the reference)",
-}
 LEGEND = [
     ("compute", "the rank computes (the application's own work)"),
     ("MPI call", "the rank is inside an MPI call: posting, testing, copying a message"),
@@ -186,7 +175,7 @@ def _intro() -> list[str]:
              "(a core less, a slower computation): the run's time and the computation's slowdown, also under each "
              "picture, do.</p>",
              '<dl class="mechanisms">']
-    lines += [f"<dt>{_e(m)}</dt><dd>{_e(words)}</dd>" for m, words in MECHANISM_WORDS.items()]
+    lines += [f"<dt>{_e(kind.name)}</dt><dd>{_e(kind.summary)}</dd>" for kind in progress_kinds()]
     lines += ["</dl>", "<p>How to read a picture: a row per rank, and a row per agent that ran protocol steps (a "
               "progress thread, a reserved core, a network card, SMPI's network under ideal). The pictures of a "
               "row of the page share their time axis. Click a picture to see it full size.</p>",
@@ -231,7 +220,8 @@ def _case(case: Case, pictures: dict[tuple[str, int, str], Picture], folder: Pat
 
 def _columns(cases: list[Case]) -> list[str]:
     used = {m for case in cases for row in case.rows for m in row.mechanisms}
-    return [m for m in DEFAULT_MECHANISMS if m in used] + sorted(used - set(DEFAULT_MECHANISMS))
+    order = progress_mechanisms()
+    return [m for m in order if m in used] + sorted(used - set(order))
 
 
 def _cell(picture: Optional[Picture]) -> tuple[str, float]:

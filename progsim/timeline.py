@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from progsim.engine import progress_kinds
 from progsim.errors import InputError
 
 #: What a rank state shows, and the category the picture colours it by.
@@ -89,8 +90,7 @@ class Timeline:
     def mechanism(self) -> str | None:
         """The progress mechanism, as far as the agents that ran steps tell it (None when only ranks did)."""
         kinds = {s.by for s in self.steps} - {"rank"}
-        names = {"progress-thread": "thread", "dedicated-core": "dedicated-core", "nic": "offload",
-                 "network": "ideal"}
+        names = {kind.agent: kind.name for kind in progress_kinds() if kind.agent}
         found = sorted(names.get(kind, kind) for kind in kinds)
         return ", ".join(found) if found else None
 

@@ -184,9 +184,9 @@ void check_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
 
 int main(int argc, char** argv)
 {
-  if (argc == 2 && std::string(argv[1]) == "--list-progress") { // the mechanisms this engine was built with
-    for (auto const& name : progsim::models::progress::progress_model_names())
-      std::cout << name << "\n";
+  if (argc == 2 && std::string(argv[1]) == "--list-progress") { // the mechanisms built in: name, agent, summary
+    for (const auto* kind : progsim::models::progress::progress_kinds())
+      std::cout << kind->name << "\t" << kind->agent << "\t" << kind->summary << "\n";
     return 0;
   }
   progsim::declare_parameters();

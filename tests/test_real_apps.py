@@ -24,7 +24,7 @@ import pytest
 
 from conftest import REPOSITORY
 from progsim.captures import captures, listed_files, plain_copy, provenance
-from progsim.engine import DEFAULT_MECHANISMS, replay, smpi_replay_time
+from progsim.engine import progress_mechanisms, replay, smpi_replay_time
 from progsim.platform import compile_platform, load_platform
 from progsim.platform.model import PlacementSpec
 
@@ -83,7 +83,7 @@ def test_every_mechanism_replays_the_capture(tmp_path: Path, capture: Path, plat
     compiled = compiled_for(tmp_path, platform_name, ranks, per_node)
     trace = capture / "trace_list.txt"  # gzip-compressed files, read as they are
     times = {}
-    for mechanism in DEFAULT_MECHANISMS:
+    for mechanism in progress_mechanisms():
         run = replay(trace, compiled, mechanism, tmp_path / f"{mechanism}.json")
         assert run.returncode == 0, f"{mechanism}: {run.stderr[-3000:]}"
         assert run.results is not None

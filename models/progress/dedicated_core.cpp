@@ -123,11 +123,13 @@ private:
   std::vector<std::shared_ptr<ReservedCore>> cores_all_;
   std::map<const sg4::Host*, int> reserved_on_;
 };
-} // namespace
 
-std::unique_ptr<ProgressModel> make_dedicated_core(const Parameters& parameters)
-{
-  return std::make_unique<DedicatedCoreProgress>(parameters);
-}
+const RegisterProgress registration{
+    {"dedicated-core", 3, "dedicated-core",
+     "a core per node is reserved for progress and runs every step at once; the ranks have one core "
+     "fewer",
+     [](const Parameters& parameters) { return std::make_unique<DedicatedCoreProgress>(parameters); }}};
+
+} // namespace
 
 } // namespace progsim::models::progress

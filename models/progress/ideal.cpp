@@ -64,11 +64,12 @@ private:
   int failed_tests_ = 1;
   std::map<int, std::shared_ptr<Network>> networks_; // by rank
 };
-} // namespace
 
-std::unique_ptr<ProgressModel> make_ideal(const Parameters& parameters)
-{
-  return std::make_unique<IdealProgress>(parameters);
-}
+const RegisterProgress registration{
+    {"ideal", 5, "network",
+     "SimGrid SMPI's assumption: everything moves by itself, at no cost (the reference)",
+     [](const Parameters& parameters) { return std::make_unique<IdealProgress>(parameters); }}};
+
+} // namespace
 
 } // namespace progsim::models::progress

@@ -14,11 +14,13 @@ public:
   mpi::StepRunner& runner(mpi::Endpoint& endpoint, mpi::Step, int) override { return endpoint.own_runner(); }
   bool rank_runs_alone(const mpi::Endpoint&) const override { return true; }
 };
-} // namespace
 
-std::unique_ptr<ProgressModel> make_none(const Parameters& parameters)
-{
-  return std::make_unique<NoProgress>(parameters);
-}
+const RegisterProgress registration{
+    {"none", 1, "",
+     "only the rank itself moves a message forward, and only while it is inside an MPI call (MPI_Test "
+     "included): the default of Open MPI and MPICH",
+     [](const Parameters& parameters) { return std::make_unique<NoProgress>(parameters); }}};
+
+} // namespace
 
 } // namespace progsim::models::progress

@@ -146,11 +146,13 @@ private:
   std::vector<std::shared_ptr<Nic>> nic_of_;
   std::vector<std::shared_ptr<Nic>> nics_;
 };
-} // namespace
 
-std::unique_ptr<ProgressModel> make_offload(const Parameters& parameters)
-{
-  return std::make_unique<OffloadProgress>(parameters);
-}
+const RegisterProgress registration{
+    {"offload", 4, "nic",
+     "the network card runs what it offloads (matching, rendezvous, whole collectives on some "
+     "machines); the rest stays with the rank, as under none",
+     [](const Parameters& parameters) { return std::make_unique<OffloadProgress>(parameters); }}};
+
+} // namespace
 
 } // namespace progsim::models::progress

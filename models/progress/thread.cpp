@@ -194,11 +194,13 @@ private:
   std::vector<CoreQueue*> queue_of_rank_; // its host's, looked up at every change of a rank's activity
   std::vector<std::unique_ptr<SharedCore>> shared_cores_; // by rank, when threads spin on their ranks' cores
 };
-} // namespace
 
-std::unique_ptr<ProgressModel> make_thread(const Parameters& parameters)
-{
-  return std::make_unique<ThreadProgress>(parameters);
-}
+const RegisterProgress registration{
+    {"thread", 2, "progress-thread",
+     "a progress thread per rank wakes every few microseconds and runs the protocol steps; it needs a "
+     "core to run on",
+     [](const Parameters& parameters) { return std::make_unique<ThreadProgress>(parameters); }}};
+
+} // namespace
 
 } // namespace progsim::models::progress

@@ -3,13 +3,14 @@
 #pragma once
 
 #include "config/Parameters.hpp"
-#include "mpi/StepRunner.hpp"
 #include "config/Transport.hpp"
+#include "mpi/StepRunner.hpp"
 #include "trace/Action.hpp"
 
 #include <simgrid/forward.h>
 #include <simgrid/s4u/Actor.hpp>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -103,8 +104,24 @@ private:
   CallCosts costs_;
 };
 
-/** Builds the mechanism with this name; throws std::invalid_argument naming the known ones otherwise. */
+/** A mechanism as the engine knows it, registered by its own file (models/progress/<name>.cpp). */
+struct ProgressKind {
+  std::string name;    // what progsim/progress takes
+  int position = 0;    // where lists show it, first to last
+  std::string agent;   // what its agents are called in timelines (empty: it has none)
+  std::string summary; // what it models, in a sentence (progsim --help, the gallery)
+  std::function<std::unique_ptr<ProgressModel>(const Parameters&)> make;
+};
+
+/** Makes a mechanism known: one static object in the mechanism's file, built before main() runs. */
+class RegisterProgress {
+public:
+  explicit RegisterProgress(ProgressKind kind);
+};
+
+/** Every mechanism this engine was built with, by position (then name). */
+std::vector<const ProgressKind*> progress_kinds();
+/** Builds the mechanism progsim/progress names; throws std::invalid_argument naming the known ones otherwise. */
 std::unique_ptr<ProgressModel> make_progress_model(const Parameters& parameters);
-std::vector<std::string> progress_model_names();
 
 } // namespace progsim::models::progress
