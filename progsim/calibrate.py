@@ -27,7 +27,7 @@ from typing import Any, Callable, Sequence
 import yaml
 
 from progsim.calibration_probe import PROBE_S, PROBE_SIZES, Measured, measure_library
-from progsim.engine import engine_default
+from progsim.engine_info import engine_default
 from progsim.errors import InputError
 from progsim.mpi_library import LIBRARIES, TRANSPORTS, parse_env
 from progsim.platform.annotated_yaml import annotated_lines, leaves

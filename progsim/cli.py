@@ -18,7 +18,8 @@ import textwrap
 from pathlib import Path
 
 from progsim import __version__
-from progsim.engine import inspect_trace, progress_kinds, progress_mechanisms, replay
+from progsim.engine import inspect_trace, replay
+from progsim.engine_info import progress_kinds, progress_mechanisms
 from progsim.errors import InputError
 from progsim.outputs import check_outputs
 from progsim.platform import compile_platform, load_platform
@@ -211,7 +212,7 @@ def command_scenario(args: argparse.Namespace) -> int:
 
 
 def command_parameters(args: argparse.Namespace) -> int:
-    from progsim.engine import engine_parameters
+    from progsim.engine_info import engine_parameters
 
     rows = engine_parameters()
     width = max(len(p.name) for p in rows)

@@ -2,32 +2,16 @@
 
 from __future__ import annotations
 
-import functools
 import json
-import os
 import re
-import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from progsim.engine_info import REPOSITORY, engine_binary
 from progsim.errors import InputError
 from progsim.platform import Compiled
-
-REPOSITORY = Path(__file__).resolve().parent.parent
-
-
-def engine_binary() -> Path:
-    """$PROGSIM_ENGINE, else the engine built in this source tree (build/progsim-engine), else the one `make setup`
-    installed on the PATH (what a `pip install .` of the package finds)."""
-    candidates = [os.environ.get("PROGSIM_ENGINE", ""), str(REPOSITORY / "build" / "progsim-engine"),
-                  shutil.which("progsim-engine") or ""]
-    for candidate in candidates:
-        if candidate and Path(candidate).is_file():
-            return Path(candidate)
-    raise FileNotFoundError("progsim-engine is not found: run 'make setup' in the progsim source tree (it builds "
-                            "the engine and installs it on the PATH), or set PROGSIM_ENGINE")
 
 
 def smpi_tool(name: str) -> str:
@@ -37,57 +21,6 @@ def smpi_tool(name: str) -> str:
     prefix = prefix_file.read_text().strip() if prefix_file.is_file() else ""
     tool = Path(prefix) / "bin" / name
     return str(tool) if prefix and tool.is_file() else name
-
-
-@dataclass(frozen=True)
-class ProgressKind:
-    """A progress mechanism as the built engine knows it (each registers itself from its file, models/progress/)."""
-    name: str     # what --progress takes
-    agent: str    # what its agents are called in timelines ("" when it has none)
-    summary: str  # what it models, in a sentence
-
-
-def progress_kinds() -> tuple[ProgressKind, ...]:
-    """The mechanisms of the built engine, in its order; none before the engine is built."""
-    try:
-        return _progress_kinds(str(engine_binary()))
-    except FileNotFoundError:
-        return ()
-
-
-@functools.lru_cache(maxsize=None)
-def _progress_kinds(engine: str) -> tuple[ProgressKind, ...]:
-    done = subprocess.run([engine, "--list-progress"], capture_output=True, text=True)
-    if done.returncode != 0:
-        return ()
-    return tuple(ProgressKind(*line.split("\t", 2)) for line in done.stdout.splitlines() if line)
-
-
-def progress_mechanisms() -> tuple[str, ...]:
-    """The names of the built engine's mechanisms, in its order."""
-    return tuple(kind.name for kind in progress_kinds())
-
-
-@dataclass(frozen=True)
-class EngineParameter:
-    name: str  # progsim-engine flag, without its progsim/ prefix
-    default: str
-    unit: str
-    description: str
-
-
-def engine_parameters() -> list[EngineParameter]:
-    """Every model parameter with its default, as the engine declares it: the one place defaults live."""
-    done = subprocess.run([str(engine_binary()), "--list-parameters"], capture_output=True, text=True, check=True)
-    return [EngineParameter(*line.split("\t", 3)) for line in done.stdout.splitlines() if line]
-
-
-def engine_default(name: str) -> str:
-    """One parameter's default, as the engine declares it (`thread-poll-interval`: "1e-06")."""
-    for parameter in engine_parameters():
-        if parameter.name == name:
-            return parameter.default
-    raise KeyError(f"progsim-engine has no parameter {name}")
 
 
 @dataclass(frozen=True)

@@ -225,7 +225,7 @@ Exit status: 0 when written, 1 when a replay failed (named on stderr), 2 on bad 
 
 def default_cases() -> Path:
     """scenarios/teaching of the current folder, else of progsim's source tree."""
-    from progsim.engine import REPOSITORY
+    from progsim.engine_info import REPOSITORY
 
     here = Path("scenarios/teaching")
     return here if here.is_dir() else REPOSITORY / "scenarios" / "teaching"

@@ -294,7 +294,7 @@ def load_case(path: Path, mechanisms: tuple[str, ...], parameters: set[str]) -> 
 def load_cases(folder: Path, names: Optional[list[str]] = None) -> list[Case]:
     """Every case file of `folder` (*.yaml, in file-name order), or those named; InputError for a bad file, a name
     given twice, or an unknown name asked for."""
-    from progsim.engine import engine_parameters, progress_mechanisms
+    from progsim.engine_info import engine_parameters, progress_mechanisms
 
     if not folder.is_dir():
         raise InputError(f"{folder}: no such folder of gallery cases")

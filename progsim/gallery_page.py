@@ -12,7 +12,7 @@ from pathlib import Path
 from dataclasses import dataclass
 from typing import Optional
 
-from progsim.engine import REPOSITORY, progress_kinds, progress_mechanisms
+from progsim.engine_info import progress_kinds, progress_mechanisms, REPOSITORY
 from progsim.gallery_cases import Case, Collective, Row
 from progsim.plot import size_label, time_label
 from progsim.timeline import COLOURS

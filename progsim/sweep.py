@@ -308,7 +308,7 @@ def _load_platform(r: _Reader, platform: Path, path: str) -> None:
 
 
 def load_sweep(path: Path) -> SweepSpec:
-    from progsim.engine import engine_parameters, progress_mechanisms
+    from progsim.engine_info import engine_parameters, progress_mechanisms
 
     source = load_located(path)
     r = _Reader(source)

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from progsim import __version__, cells
-from progsim.engine import engine_binary, inspect_trace
+from progsim.engine import inspect_trace
+from progsim.engine_info import engine_binary
 from progsim.sweep import OverlapWorkload, Point, SweepSpec, TraceWorkload, axis_column
 from progsim.sweep_tasks import TRACE_METRICS
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from progsim.engine import progress_kinds
+from progsim.engine_info import progress_kinds
 from progsim.errors import InputError
 
 #: What a rank state shows, and the category the picture colours it by.

@@ -58,7 +58,7 @@ def _fraction(source: Any, data: dict[str, Any], key: str, path: str, low: float
 
 
 def _simulation(source: Any, data: Any, base: Path) -> Simulation:
-    from progsim.engine import progress_mechanisms
+    from progsim.engine_info import progress_mechanisms
     from progsim.overlap import SIDES
 
     section = mapping(source, data, "simulate", SIMULATE_KEYS, {"platform", "progress", "sizes", "compute"})

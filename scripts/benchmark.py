@@ -30,7 +30,8 @@ for folder in (REPOSITORY, SCRIPTS):
 # fmt is imported from here by benchmark_apps.py, with the other shared helpers
 from benchmark_report import (SMPI, Measure, Row, fmt, plot, print_table, size_text, summary,  # noqa: E402,F401
                               table, write_csv)
-from progsim.engine import engine_binary, progress_mechanisms, smpi_tool  # noqa: E402
+from progsim.engine import smpi_tool  # noqa: E402
+from progsim.engine_info import engine_binary, progress_mechanisms  # noqa: E402
 from progsim.platform import Compiled, compile_platform, load_platform  # noqa: E402
 from progsim.platform.quantity import parse_quantity  # noqa: E402
 from progsim.tracegen import RING_ACTIONS_PER_ITERATION, write_ring  # noqa: E402

@@ -27,7 +27,7 @@ from benchmark import (SMPI, Measure, Progress, best_of, check_ideal, engine_com
                        parse_engine, parse_smpi, platform_yaml, print_table, run_timed, smpi_command)
 from benchmark_report import times, write_atomically  # noqa: E402
 from progsim.captures import REAL_TRACES, captures, listed_files, plain_copy  # noqa: E402
-from progsim.engine import engine_binary, progress_mechanisms  # noqa: E402
+from progsim.engine_info import engine_binary, progress_mechanisms  # noqa: E402
 from progsim.platform import compile_platform, load_platform  # noqa: E402
 from progsim.platform.model import PlacementSpec  # noqa: E402
 

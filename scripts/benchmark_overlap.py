@@ -24,7 +24,7 @@ for folder in (REPOSITORY, SCRIPTS):
         sys.path.insert(0, str(folder))
 
 from benchmark import Measure, best_of, fmt, print_table, run_timed  # noqa: E402
-from progsim.engine import engine_binary, progress_mechanisms  # noqa: E402
+from progsim.engine_info import engine_binary, progress_mechanisms  # noqa: E402
 
 TARGET_SECONDS = 15.0
 REPLAYS_PER_CELL = 3  # communication alone, computation alone, both (progsim/overlap.py)

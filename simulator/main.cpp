@@ -184,6 +184,11 @@ void check_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
 
 int main(int argc, char** argv)
 {
+  if (argc == 2 && std::string(argv[1]) == "--list-contention") { // the memory-bus contention policies built in
+    for (const auto* kind : progsim::models::contention::bus_policy_kinds())
+      std::cout << kind->name << "\n";
+    return 0;
+  }
   if (argc == 2 && std::string(argv[1]) == "--list-progress") { // the mechanisms built in: name, agent, summary
     for (const auto* kind : progsim::models::progress::progress_kinds())
       std::cout << kind->name << "\t" << kind->agent << "\t" << kind->summary << "\n";

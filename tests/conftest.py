@@ -12,7 +12,7 @@ import pytest
 REPOSITORY = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPOSITORY))
 
-from progsim.engine import engine_binary  # noqa: E402
+from progsim.engine_info import engine_binary  # noqa: E402
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

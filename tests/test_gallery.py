@@ -88,7 +88,7 @@ def check_in_chromium(gallery: Path, tmp: Path) -> str:
 
 
 def test_a_small_gallery_opens_in_chromium_with_its_explanations_and_ratios(small: dict, tmp_path: Path) -> None:
-    from progsim.engine import progress_mechanisms, engine_parameters
+    from progsim.engine_info import engine_parameters, progress_mechanisms
     from progsim.gallery_cases import load_case
 
     gallery = small["gallery"]

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import REPOSITORY, SMALL_PLATFORM, write_platform, write_ranks
 
-from progsim.engine import engine_binary, replay
+from progsim.engine import replay
+from progsim.engine_info import engine_binary
 from progsim.platform import compile_platform, load_platform
 
 FIXTURE_ENGINE = REPOSITORY / "build" / "progsim-engine-fixture"

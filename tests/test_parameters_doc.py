@@ -6,7 +6,7 @@ import re
 
 from conftest import REPOSITORY
 
-from progsim.engine import engine_parameters
+from progsim.engine_info import engine_parameters
 
 
 def documented() -> dict[str, tuple[str, str]]:

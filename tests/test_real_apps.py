@@ -24,7 +24,8 @@ import pytest
 
 from conftest import REPOSITORY
 from progsim.captures import captures, listed_files, plain_copy, provenance
-from progsim.engine import progress_mechanisms, replay, smpi_replay_time
+from progsim.engine import replay, smpi_replay_time
+from progsim.engine_info import progress_mechanisms
 from progsim.platform import compile_platform, load_platform
 from progsim.platform.model import PlacementSpec
 

@@ -12,7 +12,8 @@ import time
 from pathlib import Path
 
 from conftest import REPOSITORY, write_platform, write_ranks
-from progsim.engine import engine_binary, smpi_tool
+from progsim.engine import smpi_tool
+from progsim.engine_info import engine_binary
 
 PLATFORM = """\
     name: streaming

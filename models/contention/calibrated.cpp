@@ -82,11 +82,13 @@ private:
 };
 } // namespace
 
-std::unique_ptr<BusPolicy> make_weighted(const MemorySettings&);
+std::unique_ptr<BusPolicy> make_weighted(const MemorySettings&); // weighted.cpp: the weights it keeps
 
-std::unique_ptr<BusPolicy> make_calibrated(const MemorySettings& settings)
-{
-  return std::make_unique<Calibrated>(parse_curve(settings.bus_curve), make_weighted(settings));
-}
+namespace {
+const RegisterPolicy registration{
+    {"calibrated", 3, [](const MemorySettings& settings) -> std::unique_ptr<BusPolicy> {
+       return std::make_unique<Calibrated>(parse_curve(settings.bus_curve), make_weighted(settings));
+     }}};
+} // namespace
 
 } // namespace progsim::models::contention

@@ -11,11 +11,8 @@ class Fair : public BusPolicy {
 public:
   std::string_view name() const override { return "fair"; }
 };
-} // namespace
 
-std::unique_ptr<BusPolicy> make_fair(const MemorySettings&)
-{
-  return std::make_unique<Fair>();
-}
+const RegisterPolicy registration{{"fair", 1, [](const MemorySettings&) { return std::make_unique<Fair>(); }}};
+} // namespace
 
 } // namespace progsim::models::contention

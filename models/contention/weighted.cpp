@@ -45,4 +45,8 @@ std::unique_ptr<BusPolicy> make_weighted(const MemorySettings& settings)
   return std::make_unique<Weighted>(weight);
 }
 
+namespace {
+const RegisterPolicy registration{{"weighted", 2, make_weighted}};
+} // namespace
+
 } // namespace progsim::models::contention

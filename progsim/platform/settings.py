@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from progsim.engine_info import bus_policies
 from progsim.platform.model import RENDEZVOUS
 from progsim.platform.reader import Reader
 
@@ -17,14 +18,15 @@ class _Setting:
     """A YAML key that sets one engine parameter; the engine holds every default (progsim-engine --help)."""
     path: str  # dotted YAML path
     flag: str  # progsim-engine flag, without its progsim/ prefix
-    kind: str  # number[:unit], positive[:unit], integer, rendezvous, choice:a|b, bool, curve (units: B, Bps, s, f)
+    kind: str  # number[:unit], positive[:unit], integer, rendezvous, policy (the engine's contention policies),
+    #            choice:a|b, bool, curve (units: B, Bps, s, f)
 
 
 _SETTINGS = (
     _Setting("node.copy_bandwidth", "copy-bandwidth", "positive:Bps"),
     _Setting("node.copy_loads_bus", "copy-loads-bus", "bool"),
     _Setting("node.cached_message_bytes", "cached-message-bytes", "number:B"),
-    _Setting("node.memory_contention.policy", "contention", "choice:fair|weighted|calibrated"),
+    _Setting("node.memory_contention.policy", "contention", "policy"),
     _Setting("node.memory_contention.nic_weight", "nic-bus-weight", "positive"),
     _Setting("node.memory_contention.stream_curve", "bus-curve", "curve"),
     _Setting("mpi.eager_threshold", "eager-threshold", "number:B"),
@@ -107,6 +109,8 @@ def engine_settings(r: Reader, top: dict[str, Any]) -> tuple[tuple[str, str], ..
             value = str(r.integer(data, key, parent))
         elif kind == "rendezvous":
             value = r.choice(data, key, parent, RENDEZVOUS)
+        elif kind == "policy":
+            value = r.choice(data, key, parent, bus_policies())
         elif kind == "curve":
             value = _curve(r, data[key], setting.path)
         elif kind == "bool":

@@ -1,11 +1,12 @@
 /* How the flows that cross a NUMA domain's memory bus share it: the interface of a contention policy. The engine
- * owns it; each policy is one file of models/contention. */
+ * owns it; each policy is one file of models/contention, which registers it. */
 #pragma once
 
 #include "config/Parameters.hpp"
 
 #include <simgrid/s4u/Link.hpp>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -35,8 +36,22 @@ public:
   virtual void configure(simgrid::s4u::Link&) const {}
 };
 
+/** A policy as the engine knows it, registered by its own file (models/contention/<name>.cpp). */
+struct PolicyKind {
+  std::string name; // what progsim/contention takes
+  int position = 0; // where lists show it, first to last
+  std::function<std::unique_ptr<BusPolicy>(const MemorySettings&)> make;
+};
+
+/** Makes a policy known: one static object in the policy's file, built before main() runs. */
+class RegisterPolicy {
+public:
+  explicit RegisterPolicy(PolicyKind kind);
+};
+
+/** Every policy this engine was built with, by position (then name). */
+std::vector<const PolicyKind*> bus_policy_kinds();
 /** Builds the policy that progsim/contention names; throws std::invalid_argument naming the known ones otherwise. */
 std::unique_ptr<BusPolicy> make_bus_policy(const MemorySettings& settings);
-std::vector<std::string> bus_policy_names();
 
 } // namespace progsim::models::contention
