@@ -23,9 +23,10 @@ for folder in (REPOSITORY, SCRIPTS):
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
 
-from benchmark import (SMPI, Measure, Progress, best_of, check_ideal, engine_command, fmt,  # noqa: E402
-                       parse_engine, parse_smpi, platform_yaml, print_table, run_timed, smpi_command)
-from benchmark_report import times, write_atomically  # noqa: E402
+from benchmark import platform_yaml  # noqa: E402
+from benchmark_report import SMPI, Measure, fmt, print_table, times, write_atomically  # noqa: E402
+from benchmark_runs import (Progress, best_of, check_ideal, engine_command, parse_engine, parse_smpi,  # noqa: E402
+                            run_timed, smpi_command)
 from progsim.captures import REAL_TRACES, captures, listed_files, plain_copy  # noqa: E402
 from progsim.engine_info import engine_binary, progress_mechanisms  # noqa: E402
 from progsim.platform import compile_platform, load_platform  # noqa: E402

@@ -23,7 +23,8 @@ for folder in (REPOSITORY, SCRIPTS):
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
 
-from benchmark import Measure, best_of, fmt, print_table, run_timed  # noqa: E402
+from benchmark_report import Measure, fmt, print_table  # noqa: E402
+from benchmark_runs import best_of, run_timed  # noqa: E402
 from progsim.engine_info import engine_binary, progress_mechanisms  # noqa: E402
 
 TARGET_SECONDS = 15.0

@@ -46,6 +46,12 @@ CONTROL = transfer(CONTROL_BYTES)
 BIG = 16 * 1024 * 1024
 T_DATA = transfer(BIG + ENVELOPE)
 
+# The mechanisms' tests' workloads (test_mechanisms.py, test_progress_threads.py)
+W = 1e7  # flops of a computation: 10 ms on one core
+COMPUTE = W / SPEED
+TWO_COMPUTING_RANKS = [f"0 init\n0 compute {W}\n0 finalize", f"1 init\n1 compute {W}\n1 finalize"]
+NO_POLLING = ("thread-poll-interval:0", "thread-poll-cost:0")
+
 
 def platform(directory: Path, cores: int = 2, rendezvous: str = "get", nodes: int = 2, ranks_per_node: int = 1,
              extra_mpi: str = "", extra_progress: str = "", offload: str = "[matching, rendezvous]",
