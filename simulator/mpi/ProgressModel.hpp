@@ -3,6 +3,7 @@
 #pragma once
 
 #include "config/Parameters.hpp"
+#include "config/Registry.hpp"
 #include "config/Transport.hpp"
 #include "mpi/StepRunner.hpp"
 #include "trace/Action.hpp"
@@ -113,14 +114,13 @@ struct ProgressKind {
   std::function<std::unique_ptr<ProgressModel>(const Parameters&)> make;
 };
 
-/** Makes a mechanism known: one static object in the mechanism's file, built before main() runs. */
-class RegisterProgress {
-public:
-  explicit RegisterProgress(ProgressKind kind);
-};
-
+/** Makes a mechanism known: one static object in the mechanism's file. */
+using RegisterProgress = Registration<ProgressKind>;
 /** Every mechanism this engine was built with, by position (then name). */
-std::vector<const ProgressKind*> progress_kinds();
+inline std::vector<const ProgressKind*> progress_kinds()
+{
+  return Registry<ProgressKind>::listed();
+}
 /** Builds the mechanism progsim/progress names; throws std::invalid_argument naming the known ones otherwise. */
 std::unique_ptr<ProgressModel> make_progress_model(const Parameters& parameters);
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "config/Parameters.hpp"
+#include "config/Registry.hpp"
 
 #include <simgrid/s4u/Link.hpp>
 
@@ -43,15 +44,17 @@ struct PolicyKind {
   std::function<std::unique_ptr<BusPolicy>(const MemorySettings&)> make;
 };
 
-/** Makes a policy known: one static object in the policy's file, built before main() runs. */
-class RegisterPolicy {
-public:
-  explicit RegisterPolicy(PolicyKind kind);
-};
-
+/** Makes a policy known: one static object in the policy's file. */
+using RegisterPolicy = Registration<PolicyKind>;
 /** Every policy this engine was built with, by position (then name). */
-std::vector<const PolicyKind*> bus_policy_kinds();
+inline std::vector<const PolicyKind*> bus_policy_kinds()
+{
+  return Registry<PolicyKind>::listed();
+}
 /** Builds the policy that progsim/contention names; throws std::invalid_argument naming the known ones otherwise. */
-std::unique_ptr<BusPolicy> make_bus_policy(const MemorySettings& settings);
+inline std::unique_ptr<BusPolicy> make_bus_policy(const MemorySettings& settings)
+{
+  return Registry<PolicyKind>::named(settings.contention, "progsim/contention: unknown policy").make(settings);
+}
 
 } // namespace progsim::models::contention
