@@ -1,4 +1,4 @@
-"""A rank's steps in its waits run by SimGrid's kernel: `progsim/steps-in-kernel` (simulator/mpi/KernelWait.hpp).
+"""A rank's steps in its waits run by SimGrid's kernel: `progsim/steps-in-kernel` (simulator/mpi/WaitInKernel.hpp).
 
 On a host whose cores are shared, each step a rank runs in its wait is CPU work on those cores, which the rank's actor
 would park for, once per step. With `steps-in-kernel: yes` the kernel runs the wait: each step's work is an execution

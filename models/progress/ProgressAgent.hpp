@@ -2,7 +2,7 @@
 #pragma once
 
 #include "resources/HostCores.hpp"
-#include "mpi/KernelSteps.hpp"
+#include "mpi/StepsInKernel.hpp"
 #include "mpi/StepRunner.hpp"
 #include "sched/Wakeup.hpp"
 
@@ -24,7 +24,7 @@ namespace progsim::models::progress {
  * what a step costs them (execute).
  *
  * An agent whose steps the kernel may run (runs_from_kernel, progsim/steps-in-kernel) has its loop run by the kernel
- * too: its looks, its waits, the time before its steps (start_before_steps) and the steps themselves (KernelSteps).
+ * too: its looks, its waits, the time before its steps (start_before_steps) and the steps themselves (StepsInKernel).
  * Its actor parks until a step only an actor can run is ready (one that may post a collective's round), runs it,
  * and parks again.
  */
@@ -96,7 +96,7 @@ private:
   bool stopping_         = false;
   bool waiting_          = false; // blocked in its wait: ready work must ring
   // Where the kernel runs the loop: the steps, the actor parked meanwhile, and why the loop ended.
-  std::optional<mpi::KernelSteps> steps_;
+  std::optional<mpi::StepsInKernel> steps_;
   simgrid::s4u::Actor* actor_    = nullptr;
   bool parked_                   = false;
   bool loop_over_                = false;

@@ -2,7 +2,7 @@
  * calls, and the explicit protocol's steps. The followed transfers and running steps: EndpointSteps.cpp; the waits:
  * EndpointWaits.cpp. */
 #include "mpi/Endpoint.hpp"
-#include "mpi/KernelWait.hpp"
+#include "mpi/WaitInKernel.hpp"
 #include "mpi/World.hpp"
 #include "mpi/MessageProtocol.hpp"
 #include "sched/TransferStarts.hpp"

@@ -30,8 +30,8 @@ namespace progsim::mpi {
 
 class World;
 class Endpoint;
-class KernelWait;
-class KernelSteps;
+class WaitInKernel;
+class StepsInKernel;
 
 /** A protocol message between two endpoints: a transfer from the sender's host to the receiver's carries it. */
 struct Message {
@@ -112,7 +112,7 @@ public:
   /** An MPI call of `call_seconds` of CPU work that waits for `request`, where waits_in_kernel(): the call's work,
    * then, unless the request is complete by then, `blocked()` (from the kernel) and wait(), all in one park. */
   void call_and_wait(const RequestPtr& request, double call_seconds, std::function<void()> blocked);
-  /** Whether the rank's waits have their steps run by SimGrid's kernel (KernelWait) from now on. */
+  /** Whether the rank's waits have their steps run by SimGrid's kernel (WaitInKernel) from now on. */
   bool waits_in_kernel();
   /** One MPI_Test: a progress pass of the rank's own steps and a look at the request. */
   bool test(const RequestPtr& request);
@@ -179,9 +179,9 @@ public:
                   const simgrid::s4u::Host* copier);
 
 private:
-  friend class KernelWait;
-  friend class KernelSteps;
-  friend struct KernelRun;
+  friend class WaitInKernel;
+  friend class StepsInKernel;
+  friend struct StepRunState;
   using Callback = std::function<void()>;
   /** The rank polls its core in a wait, as MPI libraries do, where the mechanism says so (World::set_polling), or
    * stops. */
@@ -273,8 +273,8 @@ private:
   std::map<std::pair<int, uint64_t>, Message*> early_;       // envelopes that overtook an earlier one
   std::map<uint64_t, RequestPtr> live_;                      // by request id
   std::vector<std::shared_ptr<CollectiveRequest>> collectives_; // non-blocking ones not complete yet
-  std::unique_ptr<KernelWait> kernel_wait_; // how the rank's waits run their steps from the kernel, once made
-  KernelSteps* kernel_steps_ = nullptr;          // who runs the step taking effect from the kernel, if any
+  std::unique_ptr<WaitInKernel> wait_in_kernel_; // how the rank's waits run their steps from the kernel, once made
+  StepsInKernel* steps_in_kernel_ = nullptr;          // who runs the step taking effect from the kernel, if any
   const simgrid::s4u::Actor* kernel_actor_ = nullptr; // the actor the kernel acts for meanwhile
   int8_t shares_cores_ = -1; // whether steps_in_kernel applies to this rank's host (-1: not looked up yet)
   int64_t bytes_sent_   = 0;

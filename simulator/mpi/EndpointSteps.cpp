@@ -3,7 +3,7 @@
  * the runner of its own steps. Posting, messages and matching: Endpoint.cpp; the rank's waits and tests:
  * EndpointWaits.cpp. */
 #include "mpi/Endpoint.hpp"
-#include "mpi/KernelSteps.hpp"
+#include "mpi/StepsInKernel.hpp"
 #include "mpi/World.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -170,7 +170,7 @@ bool Endpoint::copy_in_step(int64_t bytes)
 {
   xbt_assert(running_ != nullptr, "a copy in a step needs a step being run");
   step_copied_ += bytes;
-  if (kernel_steps_ != nullptr) // the kernel runs the step: the copy goes on from there
+  if (steps_in_kernel_ != nullptr) // the kernel runs the step: the copy goes on from there
     return false;
   running_->execute(*this, StepWork{0, bytes});
   return true;
@@ -178,7 +178,7 @@ bool Endpoint::copy_in_step(int64_t bytes)
 
 void Endpoint::copy_in_step_from_kernel(int64_t bytes, std::function<void()> then)
 {
-  kernel_steps_->copy_then(bytes, std::move(then));
+  steps_in_kernel_->copy_then(bytes, std::move(then));
 }
 
 void Endpoint::progress(StepRunner& runner)

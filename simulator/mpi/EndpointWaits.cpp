@@ -1,7 +1,7 @@
 /* The rank's waits and tests: it runs its own ready steps, then, while its request is pending, sleeps (polling its
- * core, where the mechanism says it polls) until a step is ready; or the kernel runs all of it (KernelWait). */
+ * core, where the mechanism says it polls) until a step is ready; or the kernel runs all of it (WaitInKernel). */
 #include "mpi/Endpoint.hpp"
-#include "mpi/KernelWait.hpp"
+#include "mpi/WaitInKernel.hpp"
 #include "mpi/World.hpp"
 
 namespace progsim::mpi {
@@ -66,13 +66,13 @@ bool Endpoint::waits_in_kernel()
 
 void Endpoint::call_and_wait(const RequestPtr& request, double call_seconds, std::function<void()> blocked)
 {
-  if (not kernel_wait_)
-    kernel_wait_ = std::make_unique<KernelWait>(*this);
-  if (kernel_wait_->run(request, call_seconds, std::move(blocked)))
+  if (not wait_in_kernel_)
+    wait_in_kernel_ = std::make_unique<WaitInKernel>(*this);
+  if (wait_in_kernel_->run(request, call_seconds, std::move(blocked)))
     return;
   do // a step the rank must run itself is ready
     progress(own_runner_);
-  while (not kernel_wait_->run(request));
+  while (not wait_in_kernel_->run(request));
 }
 
 void Endpoint::wait(const RequestPtr& request)

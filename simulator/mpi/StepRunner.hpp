@@ -48,7 +48,7 @@ public:
   virtual std::string_view name() const = 0;
   /** Takes the time `work` costs this runner, in the calling actor (which is this runner's). */
   virtual void execute(Endpoint& endpoint, const StepWork& work) = 0;
-  /** Whether SimGrid's kernel may run this runner's steps (KernelSteps), start() standing for execute(). */
+  /** Whether SimGrid's kernel may run this runner's steps (StepsInKernel), start() standing for execute(). */
   virtual bool runs_from_kernel() const { return false; }
   /** execute() with nobody waiting in place: starts the work `work` costs, whose end calls `state.done` from the
    * kernel; false if it takes no time (nothing started). Only where runs_from_kernel(). */

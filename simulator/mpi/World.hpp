@@ -8,7 +8,7 @@
 #include "resources/MemorySystem.hpp"
 #include "mpi/Endpoint.hpp"
 #include "resources/HostCores.hpp"
-#include "mpi/KernelRuns.hpp"
+#include "mpi/StepRunPool.hpp"
 #include "mpi/MessageProtocol.hpp"
 #include "mpi/NetworkCollectives.hpp"
 #include "mpi/ProgressModel.hpp"
@@ -212,8 +212,8 @@ public:
   sched::TimedPause& pause() { return pause_; }
   /** Where the kernel has calls made among the actors of a date (progsim/steps-in-kernel). */
   sched::ActorRound& actor_round() { return actor_round_; }
-  /** The state that runs of steps from the kernel borrow (KernelSteps). */
-  KernelRuns& kernel_runs() { return kernel_runs_; }
+  /** The state that runs of steps from the kernel borrow (StepsInKernel). */
+  StepRunPool& step_run_pool() { return step_run_pool_; }
   /** Who hears of each followed transfer's end. */
   sched::TransferWatch& transfers() { return transfers_; }
   /**
@@ -323,7 +323,7 @@ private:
   std::unordered_set<const simgrid::s4u::Host*> uncontended_hosts_;
   sched::TimedPause pause_;
   sched::ActorRound actor_round_;
-  KernelRuns kernel_runs_;
+  StepRunPool step_run_pool_;
   std::unordered_map<const simgrid::s4u::Host*, std::unique_ptr<resources::HostCores>> cores_;
   sched::TransferWatch transfers_;
   std::optional<resources::RouteDelay> route_delay_; // none: every message is a transfer

@@ -10,7 +10,7 @@
 namespace progsim::sched {
 
 /**
- * What the kernel runs for a parked actor (KernelSteps, a thread's poll) but must do where that actor would have:
+ * What the kernel runs for a parked actor (StepsInKernel, a thread's poll) but must do where that actor would have:
  * among the actors of a date, after the kernel's events of that date. SimGrid runs its timers, then ends its transfers,
  * then resumes actors: a look from a timer would not know of a transfer that ends at that same date, and a flow that
  * ends then would count or not depending on whether it is SimGrid's transfer or BusShares'. One daemon actor makes the

@@ -6,28 +6,28 @@
 
 namespace progsim::mpi {
 
-struct KernelRun; // KernelSteps.cpp
+struct StepRunState; // StepsInKernel.cpp
 
 /**
- * What runs of steps from the kernel (KernelSteps) keep while they go on: the step taken, its copies' state, what
+ * What runs of steps from the kernel (StepsInKernel) keep while they go on: the step taken, its copies' state, what
  * comes next (about 600 bytes). A run borrows it as it begins and gives it back as it ends, and the next run, of
  * whichever runner, takes the one given back last. Kept by each runner, it was over 700 bytes per progress thread and
  * per rank's wait, read at each of their turns; lent, there are only as many as runs going on at once, and a run that
  * begins soon after another ended finds that state still in the cache.
  */
-class KernelRuns {
+class StepRunPool {
 public:
-  KernelRuns();
-  ~KernelRuns();
-  KernelRuns(const KernelRuns&)            = delete;
-  KernelRuns& operator=(const KernelRuns&) = delete;
+  StepRunPool();
+  ~StepRunPool();
+  StepRunPool(const StepRunPool&)            = delete;
+  StepRunPool& operator=(const StepRunPool&) = delete;
 
-  KernelRun& borrow();
-  void give_back(KernelRun& run);
+  StepRunState& borrow();
+  void give_back(StepRunState& run);
 
 private:
-  std::vector<std::unique_ptr<KernelRun>> all_; // every run's state made, in use or not
-  std::vector<KernelRun*> idle_;                // those not in use, the last given back on top
+  std::vector<std::unique_ptr<StepRunState>> all_; // every run's state made, in use or not
+  std::vector<StepRunState*> idle_;                // those not in use, the last given back on top
 };
 
 } // namespace progsim::mpi

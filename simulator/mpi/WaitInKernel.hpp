@@ -2,7 +2,7 @@
 #pragma once
 
 #include "mpi/Endpoint.hpp"
-#include "mpi/KernelSteps.hpp"
+#include "mpi/StepsInKernel.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 
@@ -15,13 +15,13 @@ namespace progsim::mpi {
 /**
  * Endpoint::wait on a host whose cores are shared (progsim/steps-in-kernel). Each step the rank runs in its wait
  * costs CPU work on those cores, an execution whose end the rank's actor would park for, once per step; here the
- * kernel runs the wait: the ready steps (KernelSteps), then, with nothing ready, a sleep, polling, until rung. The
+ * kernel runs the wait: the ready steps (StepsInKernel), then, with nothing ready, a sleep, polling, until rung. The
  * actor parks once, until its request is complete or a step it must run itself is ready. A wait call's own CPU work
  * comes first, in the same park.
  */
-class KernelWait {
+class WaitInKernel {
 public:
-  explicit KernelWait(Endpoint& endpoint) : endpoint_(endpoint) {}
+  explicit WaitInKernel(Endpoint& endpoint) : endpoint_(endpoint) {}
 
   /** Blocks the calling rank until `request` is complete (true) or a step the rank must run itself is ready
    * (false). First, if `call_seconds` > 0, the MPI call costs that CPU work; then, if the request is not complete,
@@ -41,7 +41,7 @@ private:
   void end();
 
   Endpoint& endpoint_;
-  std::optional<KernelSteps> steps_; // the rank's, made at its first wait (its actor is known then)
+  std::optional<StepsInKernel> steps_; // the rank's, made at its first wait (its actor is known then)
   RequestPtr request_;
   simgrid::s4u::Actor* rank_actor_ = nullptr;
   bool parked_    = false;

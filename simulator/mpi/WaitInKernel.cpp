@@ -1,4 +1,4 @@
-#include "mpi/KernelWait.hpp"
+#include "mpi/WaitInKernel.hpp"
 #include "sched/ActorParking.hpp"
 #include "mpi/World.hpp"
 
@@ -6,7 +6,7 @@
 
 namespace progsim::mpi {
 
-bool KernelWait::run(const RequestPtr& request, double call_seconds, std::function<void()> blocked)
+bool WaitInKernel::run(const RequestPtr& request, double call_seconds, std::function<void()> blocked)
 {
   request_    = request;
   rank_actor_ = sched::parking::caller();
@@ -28,7 +28,7 @@ bool KernelWait::run(const RequestPtr& request, double call_seconds, std::functi
   return not for_actor_;
 }
 
-void KernelWait::call_paid()
+void WaitInKernel::call_paid()
 {
   if (blocked_) {
     if (request_->complete()) {
@@ -40,12 +40,12 @@ void KernelWait::call_paid()
   look();
 }
 
-void KernelWait::look()
+void WaitInKernel::look()
 {
   steps_->run(endpoint_, [this](bool for_actor) { steps_ran(for_actor); });
 }
 
-void KernelWait::steps_ran(bool for_actor)
+void WaitInKernel::steps_ran(bool for_actor)
 {
   if (for_actor || request_->complete()) {
     for_actor_ = for_actor;
@@ -69,13 +69,13 @@ void KernelWait::steps_ran(bool for_actor)
   look();
 }
 
-void KernelWait::stop_polling()
+void WaitInKernel::stop_polling()
 {
   endpoint_.rank_waiting_ = false;
   endpoint_.stop_polling();
 }
 
-void KernelWait::end()
+void WaitInKernel::end()
 {
   over_ = true;
   if (parked_)

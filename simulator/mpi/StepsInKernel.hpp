@@ -22,10 +22,10 @@ namespace progsim::mpi {
  * events of its date: from the kernel at the end of its work, where the resumed actor ran it after the actors already
  * running at that date.
  */
-class KernelSteps {
+class StepsInKernel {
 public:
   /** The steps of `runner`, run for its actor `actor`, on whose host it copies and whom timelines name. */
-  KernelSteps(StepRunner& runner, const simgrid::s4u::Actor* actor) : runner_(runner), actor_(actor) {}
+  StepsInKernel(StepRunner& runner, const simgrid::s4u::Actor* actor) : runner_(runner), actor_(actor) {}
 
   /** Runs `endpoint`'s ready steps for the runner, one after the other, then calls `then(false)`; or `then(true)` as
    * soon as the next ready step must run in the runner's actor. `then` may run before run() returns. */
@@ -57,7 +57,7 @@ private:
 
   StepRunner& runner_;
   const simgrid::s4u::Actor* actor_;
-  KernelRun* run_ = nullptr; // borrowed from the world's KernelRuns from run() to the run's end
+  StepRunState* run_ = nullptr; // borrowed from the world's StepRunPool from run() to the run's end
 };
 
 } // namespace progsim::mpi

@@ -1,5 +1,5 @@
-#include "mpi/KernelSteps.hpp"
-#include "mpi/KernelRuns.hpp"
+#include "mpi/StepsInKernel.hpp"
+#include "mpi/StepRunPool.hpp"
 
 #include <xbt/asserts.h>
 #include <xbt/log.h>
@@ -11,8 +11,8 @@ XBT_LOG_NEW_DEFAULT_SUBCATEGORY(progsim_kernel_steps, progsim, "Protocol steps r
 
 namespace progsim::mpi {
 
-/** What one run of steps keeps while it goes on (KernelRuns lends it). */
-struct KernelRun {
+/** What one run of steps keeps while it goes on (StepRunPool lends it). */
+struct StepRunState {
   Endpoint* endpoint = nullptr;
   std::function<void(bool)> then; // what comes once the run is over
   // The step being run: its followed transfer (its effect lives there), its serial for timelines, the bytes the
@@ -28,33 +28,33 @@ struct KernelRun {
   std::function<void()> then_copy; // what an effect does once its copy is done
 };
 
-KernelRuns::KernelRuns()  = default;
-KernelRuns::~KernelRuns() = default;
+StepRunPool::StepRunPool()  = default;
+StepRunPool::~StepRunPool() = default;
 
-KernelRun& KernelRuns::borrow()
+StepRunState& StepRunPool::borrow()
 {
   if (idle_.empty())
-    return *all_.emplace_back(std::make_unique<KernelRun>());
-  KernelRun* run = idle_.back();
+    return *all_.emplace_back(std::make_unique<StepRunState>());
+  StepRunState* run = idle_.back();
   idle_.pop_back();
   return *run;
 }
 
-void KernelRuns::give_back(KernelRun& run)
+void StepRunPool::give_back(StepRunState& run)
 {
   idle_.push_back(&run);
 }
 
-void KernelSteps::run(Endpoint& endpoint, std::function<void(bool)> then)
+void StepsInKernel::run(Endpoint& endpoint, std::function<void(bool)> then)
 {
   xbt_assert(run_ == nullptr, "one run of a runner's steps at a time");
-  run_           = &endpoint.world().kernel_runs().borrow();
+  run_           = &endpoint.world().step_run_pool().borrow();
   run_->endpoint = &endpoint;
   run_->then     = std::move(then);
   next();
 }
 
-bool KernelSteps::runs_in_kernel(const Endpoint::Followed& followed) const
+bool StepsInKernel::runs_in_kernel(const Endpoint::Followed& followed) const
 {
   const Endpoint& endpoint = *run_->endpoint;
   if (followed.in_collective || endpoint.clock_.ahead())
@@ -66,7 +66,7 @@ bool KernelSteps::runs_in_kernel(const Endpoint::Followed& followed) const
   return not envelope || endpoint.early_.empty();
 }
 
-void KernelSteps::next()
+void StepsInKernel::next()
 {
   while (true) {
     Endpoint& endpoint        = *run_->endpoint;
@@ -86,18 +86,18 @@ void KernelSteps::next()
   }
 }
 
-void KernelSteps::finish(bool for_actor)
+void StepsInKernel::finish(bool for_actor)
 {
   // Nothing reads the run's state after this: what called finish() only returns. `then` may run steps again.
   std::function<void(bool)> then = std::move(run_->then);
-  run_->endpoint->world().kernel_runs().give_back(*run_);
+  run_->endpoint->world().step_run_pool().give_back(*run_);
   run_ = nullptr;
   then(for_actor);
 }
 
-bool KernelSteps::start_work()
+bool StepsInKernel::start_work()
 {
-  KernelRun& run                 = *run_;
+  StepRunState& run                 = *run_;
   Endpoint& endpoint             = *run.endpoint;
   const Endpoint::Followed& step = *run.step;
   const simgrid::s4u::Actor* outer_actor = std::exchange(endpoint.kernel_actor_, actor_);
@@ -110,26 +110,26 @@ bool KernelSteps::start_work()
   return runner_.start(endpoint, step.work, work);
 }
 
-void KernelSteps::work_done()
+void StepsInKernel::work_done()
 {
   take_effect(run_->step->on_done);
   if (run_->copies_in_effect == 0)
     step_over();
 }
 
-void KernelSteps::take_effect(const std::function<void()>& effect)
+void StepsInKernel::take_effect(const std::function<void()>& effect)
 {
   Endpoint& endpoint        = *run_->endpoint;
   StepRunner* outer_runner  = std::exchange(endpoint.running_, &runner_);
-  KernelSteps* outer_steps  = std::exchange(endpoint.kernel_steps_, this);
+  StepsInKernel* outer_steps  = std::exchange(endpoint.steps_in_kernel_, this);
   const simgrid::s4u::Actor* outer_actor = std::exchange(endpoint.kernel_actor_, actor_);
   effect();
   endpoint.kernel_actor_ = outer_actor;
-  endpoint.kernel_steps_ = outer_steps;
+  endpoint.steps_in_kernel_ = outer_steps;
   endpoint.running_      = outer_runner;
 }
 
-void KernelSteps::copy_then(int64_t bytes, std::function<void()> then)
+void StepsInKernel::copy_then(int64_t bytes, std::function<void()> then)
 {
   xbt_assert(run_->copies_in_effect == 0, "a step's effect copies once at a time");
   CoreCopy& copy = fresh_copy();
@@ -148,25 +148,25 @@ void KernelSteps::copy_then(int64_t bytes, std::function<void()> then)
   run_->then_copy = std::move(then);
 }
 
-void KernelSteps::step_over()
+void StepsInKernel::step_over()
 {
   close_step();
   next();
 }
 
-void KernelSteps::close_step()
+void StepsInKernel::close_step()
 {
-  KernelRun& run = *run_;
+  StepRunState& run = *run_;
   run.endpoint->step_ends(run.serial);
   run.endpoint->step_copied_ = run.outer_copied;
   run.step.reset();
 }
 
-CoreCopy& KernelSteps::fresh_copy()
+CoreCopy& StepsInKernel::fresh_copy()
 {
   // The copy whose end calls this may be the current one: it is kept, and the one before it, long over, serves again
   // (a step's state without an allocation).
-  KernelRun& run = *run_;
+  StepRunState& run = *run_;
   std::swap(run.copy, run.spent_copy);
   run.copy->bus         = resources::BusTraffic{}; // its flows ended: nobody holds them any more
   run.copy->start_flows = nullptr;
