@@ -21,6 +21,7 @@ from progsim import __version__
 from progsim.engine import inspect_trace, replay
 from progsim.engine_info import progress_kinds, progress_mechanisms
 from progsim.errors import InputError
+from progsim.options import check_settings, option_quantities
 from progsim.outputs import check_outputs
 from progsim.platform import compile_platform, load_platform
 from progsim.platform_cache import cache_root, platform_inputs, prepare_platform
@@ -38,13 +39,6 @@ def mechanisms_help() -> str:
         lines += textwrap.wrap(kind.summary, 118, initial_indent="  " + kind.name.ljust(width),
                                subsequent_indent=" " * (width + 2))
     return "\n".join(lines)
-
-
-def check_settings(settings: list[str]) -> None:
-    for setting in settings:
-        name, colon, value = setting.partition(":")
-        if not colon or not name or not value:
-            raise InputError(f"--set {setting}: expected NAME:VALUE, e.g. --set eager-threshold:4096")
 
 
 def command_replay(args: argparse.Namespace) -> int:
@@ -66,18 +60,6 @@ def command_replay(args: argparse.Namespace) -> int:
     sys.stdout.write(run.stdout)
     sys.stderr.write(run.stderr)
     return run.returncode
-
-
-def option_quantities(text: str, unit: str, option: str) -> list[float]:
-    """A comma-separated list of positive quantities given to `option` (--sizes 4KiB,1MiB; --compute 1ms,10ms)."""
-    from progsim.platform.quantity import parse_quantity
-    try:
-        values = [parse_quantity(item.strip(), unit) for item in text.split(",") if item.strip()]
-    except ValueError as error:
-        raise InputError(f"{option} {text}: {error}") from None
-    if not values or any(v <= 0 for v in values):
-        raise InputError(f"{option} {text}: expected a comma-separated list of positive quantities")
-    return values
 
 
 def command_overlap(args: argparse.Namespace) -> int:

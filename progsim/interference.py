@@ -239,7 +239,7 @@ EXAMPLES = """examples:
 
 
 def command_interference(args: argparse.Namespace) -> int:
-    from progsim.cli import option_quantities, check_settings
+    from progsim.options import check_settings, option_quantities
     from progsim.row_tables import print_table, write_csv
     from progsim.outputs import check_outputs
 

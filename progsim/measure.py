@@ -152,7 +152,7 @@ def _positive(value: int, option: str, least: int) -> int:
 
 
 def command_measure(args: argparse.Namespace) -> int:
-    from progsim.cli import option_quantities
+    from progsim.options import option_quantities
 
     mode = "pingpong" if args.pingpong else "interference" if args.interference else "overlap"
     libraries = [find_library(name) for name in dict.fromkeys(args.library)]

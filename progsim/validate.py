@@ -36,7 +36,7 @@ def simulate(case: Case, jobs: int, report: Callable[[str], None]) -> Table:
     """Runs the case's grid through the sweep runner, as `progsim overlap` does; the table in the cells format."""
     import pandas as pd
 
-    from progsim.cli import check_settings
+    from progsim.options import check_settings
     from progsim.sweep import overlap_sweep
     from progsim.pools import LocalPool
     from progsim.sweep_run import run_sweep

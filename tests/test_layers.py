@@ -161,6 +161,13 @@ def test_python_imports_have_no_cycle() -> None:
     assert import_cycles(PACKAGE) == []
 
 
+def test_only_the_entry_point_imports_the_command_line() -> None:
+    """Library modules never import the CLI: what both need (checking options) lives below it, progsim/options.py."""
+    modules = module_names(PACKAGE)
+    importers = sorted(name for name, path in modules.items() if "progsim.cli" in imports_of(name, path, modules))
+    assert importers == ["progsim.__main__"]
+
+
 def test_the_check_sees_an_import_cycle(tmp_path: Path) -> None:
     """The check itself: a cycle through an import inside a function, and a package whose module imports a sibling
     through it (`from pkg import b`: b, not the package) is none."""
