@@ -11,14 +11,15 @@
  * per GiB allocated, and caching up to 16 slabs' worth per class (at most 2 048 objects, jemalloc's cap), left
  * 41 thousand refills for the same 25.9 M requests: with the smaller stacks of main.cpp, 26.2 G instructions to
  * 22.0 G (-16 %; -6.5 % at 1 024 ranks).
- * The larger cache was dropped at stop 37: a full cache is flushed with an array of its objects on the stack of
- * whichever actor frees then (16 to 20 KiB for 2 048 objects), and those pages stay in memory, actor after actor:
- * 16 384 ranks under `thread`, peak memory 594 MB against 539 MB with jemalloc's default cache (at most 200 objects
- * per class), for 1.6 % more instructions (4 096 ranks, 1 KiB: 8.67 G to 8.81 G). The collection stays rare.
+ * The cache keeps jemalloc's default size (at most 200 objects per class), not 2 048: a full cache is flushed with
+ * an array of its objects on the stack of whichever actor frees then (16 to 20 KiB for 2 048 objects), and those
+ * pages stay in memory, actor after actor: 16 384 ranks under `thread` peak at 539 MB with the default cache and 594
+ * MB with the larger one, which saves 1.6 % of the instructions (4 096 ranks, 1 KiB: 8.81 G against 8.67 G). The
+ * collection stays rare (docs/speed.md has each measurement).
  *
  * Freed pages go back to the system within a second (dirty_decay_ms) instead of ten: jemalloc keeps what it frees
  * for a decay window, and a replay frees at the pace it simulates, so the faster the engine the more it kept. 16 384
- * ranks, 1 KiB ring (stop 38): `none` peak memory 383 MB to 323 MB, `thread` 522 MB to 503 MB, in the same time.
+ * ranks, 1 KiB ring: `none` peaks at 323 MB instead of 383 MB, `thread` at 503 MB instead of 522 MB, in the same time.
  */
 extern "C" {
 // NOLINTNEXTLINE: the name jemalloc looks for

@@ -58,12 +58,12 @@ void drop_stack_guards_if_too_many(int ranks)
  * actors run only its own code, and the deepest use is jemalloc's: an actor whose free fills a size class of its
  * thread cache flushes it with an array on the stack, as long as the cache. A 1 024-rank ring under `thread` runs
  * in guarded stacks of 12 KiB (contexts/stack-size with contexts/guard-size:4096) with jemalloc's default cache, the
- * engine's since stop 37 (JemallocTuning.cpp); with a cache of 2 048 objects it overflowed 16 KiB. With thousands
+ * engine's (JemallocTuning.cpp); with a cache of 2 048 objects it overflows 16 KiB. With thousands
  * of actors, 8 MiB stacks scatter the few pages each actor uses over as many separate 8 MiB of address space (4 096
  * ranks under `thread`: jemalloc's metadata 186 MB, against 12 MB with 256 KiB stacks; peak memory 181 MB, against
  * 157 MB), and the simulation, which switches actors at every simcall, misses more in the caches: the same
  * instructions (valgrind's callgrind) took 1.15 to 1.3x as long.
- * At stop 38 the deepest use was below 6 KiB on the benchmark's ring under every mechanism (guarded 4 KiB stacks
+ * The deepest use measured is below 6 KiB on the benchmark's ring under every mechanism (guarded 4 KiB stacks
  * overflow, 6 KiB do not; the deepest frames are the dynamic linker's first resolution of a symbol, then jemalloc's
  * slow paths) and below 8 KiB on the 16-rank real captures, collectives included, under every mechanism: 128 KiB
  * keeps 16 times that. Smaller stacks take less of jemalloc's bookkeeping of the address space: 65 536 ranks under

@@ -11,9 +11,9 @@ struct StepRunState; // StepsInKernel.cpp
 /**
  * What runs of steps from the kernel (StepsInKernel) keep while they go on: the step taken, its copies' state, what
  * comes next (about 600 bytes). A run borrows it as it begins and gives it back as it ends, and the next run, of
- * whichever runner, takes the one given back last. Kept by each runner, it was over 700 bytes per progress thread and
- * per rank's wait, read at each of their turns; lent, there are only as many as runs going on at once, and a run that
- * begins soon after another ended finds that state still in the cache.
+ * whichever runner, takes the one given back last. Lent rather than kept by each runner (over 700 bytes per progress
+ * thread and per rank's wait, read at each of their turns), there are only as many as runs going on at once, and a
+ * run that begins soon after another ended finds that state still in the cache.
  */
 class StepRunPool {
 public:
