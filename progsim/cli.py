@@ -364,6 +364,9 @@ def main(argv: list[str] | None = None) -> int:
     except (InputError, FileNotFoundError) as error:
         print(f"progsim: error: {one_line(str(error))}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except BrokenPipeError:  # the reader went away (progsim parameters | head): stop quietly, as a filter does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush at exit either
+        return 0
 
 
 if __name__ == "__main__":

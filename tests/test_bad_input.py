@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -235,3 +236,11 @@ def test_invalid_mpi_is_reported_with_the_rank_and_line(tmp_path: Path, case: st
     first = next(line for line in done.stderr.splitlines() if line.startswith("progsim: error:"))
     assert where in first and what in first and "rank " in first
     assert not out.exists()
+
+
+def test_a_reader_that_stops_early_gets_no_traceback() -> None:
+    """`progsim parameters | head -1`: the pipe closes under the command, which stops quietly."""
+    done = subprocess.run(f"{sys.executable} -m progsim parameters | head -1", shell=True, capture_output=True,
+                          text=True, cwd=REPOSITORY)
+    assert done.stdout.startswith("progress") and len(done.stdout.splitlines()) == 1
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr
