@@ -74,7 +74,7 @@ def run_job(job: Job) -> Picture | str:
 def draw_job(picture: Picture, folder: Path, time_range: tuple[float, float]) -> None:
     from progsim.gallery_page import ratio_text
     from progsim.timeline import read_timeline
-    from progsim.timeline_gantt import GanttStyle, draw_gantt
+    from progsim.timeline.gantt import GanttStyle, draw_gantt
 
     style = GanttStyle(width=6.4, base_height=1.3, row_height=0.55, font_size=13, legend=False,
                        time_range=time_range, least=1 / 160)

@@ -149,7 +149,7 @@ def measure(cell: Cell, compiled: Compiled, progress: str, workdir: Path,
             timeline: Optional[Path] = None) -> list[RankMetrics]:
     """Replays the cell's traces on a platform compiled for 2 ranks (the overlapped one, and the two references
     unless given); the metrics of each computing rank. `timeline`: where the overlapped replay writes its timeline
-    (progsim/timeline.py reads it)."""
+    (progsim/timeline/reader.py reads it)."""
     if references is None:
         references = References(communication_reference(cell, compiled, progress, workdir, settings),
                                 computation_reference(cell, compiled, progress, workdir, settings))

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from progsim.outputs import write_atomically
-from progsim.timeline import (COLOURS, STATE_LABELS, StateSpan, StepSpan, Timeline, arrows, rank_agent, state_name,
+from progsim.timeline.reader import (COLOURS, STATE_LABELS, StateSpan, StepSpan, Timeline, arrows, rank_agent, state_name,
                               step_category, tracks)
 
 #: A colour for what the picture does not draw ("starting"): grey.

@@ -1,5 +1,5 @@
 """A replay's timeline (`progsim replay ... --timeline events.jsonl`) read into spans on tracks, and arrows: what
-the Chrome export (timeline_chrome.py), the Paje export (timeline_paje.py) and the Gantt picture (timeline_gantt.py)
+the Chrome export (chrome.py), the Paje export (paje.py) and the Gantt picture (gantt.py)
 show, and what `progsim explain` measures.
 
 The engine writes one JSON line per change of a rank's state ({"t", "rank", "state", "action", "line"}, a rank's

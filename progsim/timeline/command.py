@@ -11,10 +11,10 @@ from typing import Any
 
 from progsim.errors import InputError
 from progsim.outputs import check_outputs
-from progsim.timeline import Timeline, parse_ranks, read_timeline, select
-from progsim.timeline_chrome import write_chrome
-from progsim.timeline_gantt import draw_gantt
-from progsim.timeline_paje import write_paje
+from progsim.timeline.reader import Timeline, parse_ranks, read_timeline, select
+from progsim.timeline.chrome import write_chrome
+from progsim.timeline.gantt import draw_gantt
+from progsim.timeline.paje import write_paje
 
 
 def default_title(timeline: Timeline, results: dict[str, Any] | None = None) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from progsim.outputs import write_atomically
-from progsim.timeline import Timeline, arrows, rank_agent, state_name, step_category, tracks
+from progsim.timeline.reader import Timeline, arrows, rank_agent, state_name, step_category, tracks
 
 
 def _us(seconds: float) -> float:

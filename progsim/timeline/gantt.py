@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from progsim.outputs import write_atomically
-from progsim.timeline import COLOURS, STATE_LABELS, Timeline, Track, arrows, rank_agent, step_category, tracks
+from progsim.timeline.reader import COLOURS, STATE_LABELS, Timeline, Track, arrows, rank_agent, step_category, tracks
 
 MAX_ARROWS = 300
 
