@@ -89,7 +89,7 @@ def check_in_chromium(gallery: Path, tmp: Path) -> str:
 
 def test_a_small_gallery_opens_in_chromium_with_its_explanations_and_ratios(small: dict, tmp_path: Path) -> None:
     from progsim.engine_info import engine_parameters, progress_mechanisms
-    from progsim.gallery_cases import load_case
+    from progsim.gallery.cases import load_case
 
     gallery = small["gallery"]
     assert sorted(p.name for p in gallery.iterdir() if p.suffix != ".png") == ["index.html"]

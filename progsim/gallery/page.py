@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from progsim.engine_info import progress_kinds, progress_mechanisms, REPOSITORY
-from progsim.gallery_cases import Case, Collective, Row
+from progsim.gallery.cases import Case, Collective, Row
 from progsim.plot import size_label, time_label
 from progsim.timeline import COLOURS
 

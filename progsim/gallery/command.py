@@ -1,7 +1,7 @@
 """The teaching gallery (`progsim gallery`): small scenarios replayed under every progress mechanism, side by side,
 on a static HTML page with a Gantt picture and the overhead ratio of each run.
 
-Each case (progsim/gallery_cases.py) has rows; each row runs under each of its mechanisms the three replays of the
+Each case (progsim/gallery/cases.py) has rows; each row runs under each of its mechanisms the three replays of the
 overlap benchmark (progsim/overlap.py, or progsim/nbc_overlap.py for a non-blocking collective): the communication
 alone, the computation alone, and both, whose timeline becomes the picture. Replays and pictures run in worker
 processes; the page is built in OUTDIR.partial and renamed into place, so a failure leaves no half page.
@@ -20,8 +20,8 @@ from typing import Any
 
 from progsim import nbc_overlap, overlap
 from progsim.errors import InputError
-from progsim.gallery_cases import Case, Collective, Row, Workload, load_cases
-from progsim.gallery_page import Picture
+from progsim.gallery.cases import Case, Collective, Row, Workload, load_cases
+from progsim.gallery.page import Picture
 from progsim.platform import Compiled
 from progsim.pools import map_in_order
 
@@ -72,7 +72,7 @@ def run_job(job: Job) -> Picture | str:
 
 
 def draw_job(picture: Picture, folder: Path, time_range: tuple[float, float]) -> None:
-    from progsim.gallery_page import ratio_text
+    from progsim.gallery.page import ratio_text
     from progsim.timeline import read_timeline
     from progsim.timeline.gantt import GanttStyle, draw_gantt
 
@@ -165,7 +165,7 @@ def _replace(partial: Path, output: Path) -> None:
 def build(cases: list[Case], output: Path, jobs: int) -> list[Picture]:
     """Replays every case, draws the pictures and writes OUTDIR/index.html; GalleryFailed if a replay failed
     (nothing is written then)."""
-    from progsim.gallery_page import write_page
+    from progsim.gallery.page import write_page
     from progsim.progress_bar import ProgressBar
 
     partial = output.with_name(output.name + ".partial")
@@ -218,7 +218,7 @@ the run's time. A legend explains the colours; a table at the end (also printed 
 Open it in any browser, without a server or a network: xdg-open OUTDIR/index.html, or file:///.../OUTDIR/index.html.
 Click a picture to see it full size. The folder can be copied anywhere (nothing points outside it).
 
-The case format: progsim/gallery_cases.py (its first comment shows every key). The same inputs give the same bytes;
+The case format: progsim/gallery/cases.py (its first comment shows every key). The same inputs give the same bytes;
 the page is built in OUTDIR.partial and renamed, so a failure leaves no half page (and an earlier gallery stays).
 Exit status: 0 when written, 1 when a replay failed (named on stderr), 2 on bad input (file:line and YAML path)."""
 
@@ -232,7 +232,7 @@ def default_cases() -> Path:
 
 
 def command_gallery(args: Any) -> int:
-    from progsim.gallery_page import ratio_table
+    from progsim.gallery.page import ratio_table
 
     folder = Path(args.cases_dir) if args.cases_dir else default_cases()
     output = Path(args.output)
