@@ -64,10 +64,10 @@ def command_replay(args: argparse.Namespace) -> int:
 
 def command_overlap(args: argparse.Namespace) -> int:
     from progsim.cells import COLUMNS
-    from progsim.sweep import overlap_sweep
+    from progsim.sweep.spec import overlap_sweep
     from progsim.pools import LocalPool
     from progsim.progress_bar import ProgressBar
-    from progsim.sweep_run import expected_rows, run_sweep
+    from progsim.sweep.run import expected_rows, run_sweep
 
     check_settings(args.set)
     platform = Path(args.platform)
@@ -224,7 +224,7 @@ def one_line(message: str, longest: int = 400) -> str:
 
 
 # Commands that live in a module of their own: each module's add_command(commands) adds its subparser.
-COMMAND_MODULES: list[str] = ["progsim.sweep_run", "progsim.measure", "progsim.calibrate", "progsim.validate",
+COMMAND_MODULES: list[str] = ["progsim.sweep.run", "progsim.measure", "progsim.calibrate", "progsim.validate",
                                 "progsim.interference", "progsim.interference_cases", "progsim.timeline.command",
                                 "progsim.explain", "progsim.gallery.command"]
 

@@ -22,9 +22,9 @@ from progsim.errors import InputError
 def run_scenario(path: Path) -> tuple[Any, list[dict[str, Any]]]:
     """Replays the scenario's trace under each mechanism (and each point of its sweep, if it has one) through the
     sweep runner; the spec and one row per point, as format_table reads them."""
-    from progsim.sweep import TraceWorkload, load_sweep
+    from progsim.sweep.spec import TraceWorkload, load_sweep
     from progsim.pools import LocalPool, default_jobs
-    from progsim.sweep_run import run_sweep
+    from progsim.sweep.run import run_sweep
 
     spec = load_sweep(path)
     if not isinstance(spec.workload, TraceWorkload):

@@ -37,9 +37,9 @@ def simulate(case: Case, jobs: int, report: Callable[[str], None]) -> Table:
     import pandas as pd
 
     from progsim.options import check_settings
-    from progsim.sweep import overlap_sweep
+    from progsim.sweep.spec import overlap_sweep
     from progsim.pools import LocalPool
-    from progsim.sweep_run import run_sweep
+    from progsim.sweep.run import run_sweep
 
     simulation = case.simulation
     check_settings(simulation.settings)

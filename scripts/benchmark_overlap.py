@@ -38,7 +38,7 @@ process, platform compilation included, cells in --jobs worker processes, the ta
 is the best of --repeat runs.
 
 A cell is {REPLAYS_PER_CELL} replays' worth (communication alone, computation alone, both), but the grid replays the
-communication alone once per size and the computation alone once per computation time (progsim/sweep_run.py):
+communication alone once per size and the computation alone once per computation time (progsim/sweep/run.py):
 sizes x times + sizes + times replays run. Printed: wall s, cells/s, replays run per second, replays' worth per
 second, and the ratio of the wall time to the {TARGET_SECONDS:g} s target (below 1: within it).
 

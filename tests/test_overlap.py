@@ -159,8 +159,8 @@ def test_an_interrupted_grid_resumes_without_recomputing_its_finished_cells(tmp_
     import csv
 
     from conftest import run_cli
-    from progsim.sweep import overlap_sweep
-    from progsim.sweep_table import PartialTable, inputs_digest
+    from progsim.sweep.spec import overlap_sweep
+    from progsim.sweep.table import PartialTable, inputs_digest
 
     yaml = platform(tmp_path)
     out = tmp_path / "cells.csv"

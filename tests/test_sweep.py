@@ -1,5 +1,5 @@
-"""`progsim sweep`: scenario YAML sweeps (progsim/sweep.py) run into one table (progsim/sweep_run.py,
-progsim/sweep_tasks.py, progsim/sweep_table.py).
+"""`progsim sweep`: scenario YAML sweeps (progsim/sweep/spec.py) run into one table (progsim/sweep/run.py,
+progsim/sweep/tasks.py, progsim/sweep/table.py).
 
 Expected values: on the analytic platform (tests/analytic_platform.py) one 16 MiB message takes 2 L + (S + 16) / B,
 so a sweep over the NIC's bandwidth must give those times; a sweep's rows must equal what `progsim replay` and
@@ -81,7 +81,7 @@ def test_a_sweep_row_is_what_replay_gives_for_the_same_point(tmp_path: Path) -> 
 
     path = trace_scenario(tmp_path, "[2.0e+9]")
     assert run_cli("sweep", str(path), "--out", str(tmp_path / "out.csv")).returncode == 0
-    from progsim.sweep import load_sweep
+    from progsim.sweep.spec import load_sweep
 
     point = load_sweep(path).points()[1]  # none, 2e9
     sets = [arg for s in point.settings for arg in ("--set", s)]
@@ -179,8 +179,8 @@ def test_resuming_recomputes_no_finished_row_and_ignores_other_inputs(tmp_path: 
     marked = lines[1].split(",")
     column = lines[0].split(",").index("overhead_ratio")
     marked[column] = "123.0000"  # a value no replay gives: it survives only if the row is not recomputed
-    from progsim.sweep import load_sweep
-    from progsim.sweep_table import PartialTable, inputs_digest
+    from progsim.sweep.spec import load_sweep
+    from progsim.sweep.table import PartialTable, inputs_digest
 
     spec = load_sweep(path)
     stamp = PartialTable(Path("x"), inputs_digest(spec, spec.points()), []).stamp()
@@ -267,7 +267,7 @@ def test_an_unreachable_scheduler_is_bad_input(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("path", sorted((REPOSITORY / "scenarios").glob("*.yaml")), ids=lambda p: p.name)
 def test_every_shipped_scenario_is_a_valid_sweep(path: Path) -> None:
-    from progsim.sweep import load_sweep
+    from progsim.sweep.spec import load_sweep
 
     spec = load_sweep(path)
     assert spec.points() and all(p.mechanism for p in spec.points())

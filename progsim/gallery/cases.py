@@ -176,7 +176,7 @@ class _Reader(YamlReader):
         return found
 
     def settings(self, value: Any, path: str) -> dict[str, str]:
-        from progsim.sweep import setting_text
+        from progsim.sweep.spec import setting_text
 
         data = self.mapping(value, path, set(value) if isinstance(value, dict) else set())
         found = {}

@@ -1,8 +1,8 @@
 """Runs a sweep's points on a local process pool or a Dask cluster, into one table that survives interruptions.
 
-Every replay is a task (progsim/sweep_tasks.py). An overlap point replays its references first (the communication
+Every replay is a task (progsim/sweep/tasks.py). An overlap point replays its references first (the communication
 alone once per size, the computation alone once per computation time), then one overlapped replay per cell; a trace
-point is one replay per mechanism. Each finished row goes at once to the partial table (progsim/sweep_table.py), from
+point is one replay per mechanism. Each finished row goes at once to the partial table (progsim/sweep/table.py), from
 which a run interrupted, or one whose points failed, resumes. A failed point keeps its error in the table, is listed
 at the end, and never stops the others.
 
@@ -26,9 +26,9 @@ from progsim.platform.model import Platform
 from progsim.platform_cache import prepare_platform
 from progsim.pools import Pool, default_jobs, make_pool
 from progsim.progress_bar import ProgressBar
-from progsim.sweep import OverlapWorkload, Point, SweepSpec, TraceWorkload
-from progsim.sweep_table import PartialTable, inputs_digest, key_columns, point_columns, table_columns
-from progsim.sweep_tasks import cell_task, reference_task, trace_task
+from progsim.sweep.spec import OverlapWorkload, Point, SweepSpec, TraceWorkload
+from progsim.sweep.table import PartialTable, inputs_digest, key_columns, point_columns, table_columns
+from progsim.sweep.tasks import cell_task, reference_task, trace_task
 
 
 # ---- the run ------------------------------------------------------------------------------------------------------
@@ -216,7 +216,7 @@ def summarize(failed: Iterable[dict[str, str]], keys: list[str]) -> list[str]:
 
 def command_sweep(args: Any) -> int:
     from progsim.outputs import check_outputs
-    from progsim.sweep import load_sweep
+    from progsim.sweep.spec import load_sweep
 
     spec = load_sweep(Path(args.scenario))
     output = Path(args.out) if args.out else spec.output

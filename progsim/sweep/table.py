@@ -16,8 +16,8 @@ from pathlib import Path
 from progsim import __version__, cells
 from progsim.engine import inspect_trace
 from progsim.engine_info import engine_binary
-from progsim.sweep import OverlapWorkload, Point, SweepSpec, TraceWorkload, axis_column
-from progsim.sweep_tasks import TRACE_METRICS
+from progsim.sweep.spec import OverlapWorkload, Point, SweepSpec, TraceWorkload, axis_column
+from progsim.sweep.tasks import TRACE_METRICS
 
 
 def point_columns(spec: SweepSpec) -> list[str]:
