@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from progsim import cells, overlap
-from progsim import sweep as sweep_module
+from progsim.sweep import spec as sweep_format
 from progsim.engine import inspect_trace
 from progsim.errors import InputError
 from progsim.platform import Compiled, load_platform
@@ -268,7 +268,7 @@ def add_command(commands: Any) -> None:
                     "table and is listed at the end (exit status 1); the other points still run.",
         epilog="example (scenarios/laptop-overlap.yaml):\n"
                "  progsim sweep scenarios/laptop-overlap.yaml --out heatmap.parquet\n"
-               "  progsim plot heatmap.parquet --out heatmap.png\n\n" + (sweep_module.__doc__ or ""))
+               "  progsim plot heatmap.parquet --out heatmap.png\n\n" + (sweep_format.__doc__ or ""))
     sweep.add_argument("scenario", help="scenario YAML with a 'sweep' (a plain scenario sweeps its mechanisms)")
     sweep.add_argument("--out", help="the table: .csv or .parquet (default: the scenario's 'output')")
     sweep.add_argument("--jobs", type=int, default=default_jobs(),
