@@ -224,7 +224,7 @@ def one_line(message: str, longest: int = 400) -> str:
 
 
 # Commands that live in a module of their own: each module's add_command(commands) adds its subparser.
-COMMAND_MODULES: list[str] = ["progsim.sweep.run", "progsim.measure", "progsim.calibrate", "progsim.validate",
+COMMAND_MODULES: list[str] = ["progsim.sweep.run", "progsim.real.measure", "progsim.real.calibrate", "progsim.validate",
                                 "progsim.interference", "progsim.interference_cases", "progsim.timeline.command",
                                 "progsim.explain", "progsim.gallery.command"]
 

@@ -1,5 +1,5 @@
-"""`progsim calibrate` (progsim/calibrate.py, measuring through progsim/calibration_probe.py): platforms fitted
-through the simulator to measured ping-pongs.
+"""`progsim calibrate` (progsim/real/calibrate.py, measuring through progsim/real/calibration_probe.py): platforms
+fitted through the simulator to measured ping-pongs.
 
 Expected values: a fit given the simulated ping-pongs of a platform whose parameters are known must find those
 parameters again (the simulator is deterministic, so exactly up to the fit's tolerance); on the real Open MPI of
@@ -20,9 +20,9 @@ import pytest
 import yaml
 
 from conftest import REPOSITORY, run_cli, write_ranks
-from progsim import calibrate
-from progsim.calibration_probe import (CORE_PROBE_S, PINGPONG_SIZES, CoreShare, Measured, Protocols,
-                                       sliced_seconds)
+from progsim.real import calibrate
+from progsim.real.calibration_probe import (CORE_PROBE_S, PINGPONG_SIZES, CoreShare, Measured, Protocols,
+                                            sliced_seconds)
 from progsim.platform import load_platform
 from progsim.platform.yamlsource import load_located, set_path
 

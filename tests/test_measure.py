@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPOSITORY
-from progsim.measure import OVERLAP_COLUMNS, PINGPONG_COLUMNS, Grid, overlap_rows
-from progsim.mpi_library import LIBRARIES, Output, parse_output
+from progsim.real.measure import OVERLAP_COLUMNS, PINGPONG_COLUMNS, Grid, overlap_rows
+from progsim.real.mpi_library import LIBRARIES, Output, parse_output
 
 MIB16 = 16 * 1024 * 1024
 QUIET_WAIT_S = 3.0  # before a measure is made again, times the attempts so far

@@ -1,4 +1,4 @@
-"""`progsim measure --interference` (bench/interference.c, progsim/measure_interference.py): memory contention
+"""`progsim measure --interference` (bench/interference.c, progsim/real/measure_interference.py): memory contention
 between a shared-memory transfer and a STREAM TRIAD on Debian's Open MPI, and the same layout simulated on this
 machine's calibrated platform with the STREAM curve the benchmark measured. The reference is the real run stored in
 validation/interference/measured/openmpi-shm.csv (`make measure-interference` writes it again).
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPOSITORY, run_cli
-from progsim.measure_interference import COLUMNS, simulate
+from progsim.real.measure_interference import COLUMNS, simulate
 
 MEASURED = REPOSITORY / "validation" / "interference" / "measured" / "openmpi-shm.csv"
 PLATFORM = REPOSITORY / "platforms" / "local" / "openmpi-shm.yaml"

@@ -1,7 +1,7 @@
 """`progsim measure`: the overlap benchmark of Reynier 2022 (section 4.1) on a real MPI library, in the table that
 `progsim overlap` fills by simulation (progsim/cells.py), so that the two compare cell by cell.
 
-bench/overlap.c runs on two ranks of the library (progsim/mpi_library.py), and its per-rank medians are turned into
+bench/overlap.c runs on two ranks of the library (progsim/real/mpi_library.py), and its per-rank medians are turned into
 the thesis' metrics over the ranks that compute. `--pingpong` measures instead what a platform's calibration needs:
 per size, the half round trip and the cost of posting and testing.
 """
@@ -17,10 +17,10 @@ from typing import Callable
 
 from progsim import cells
 from progsim.errors import InputError
-from progsim.mpi_library import (BENCHMARK_SOURCE, LIBRARIES, TRANSPORTS, Library, Output, Run, benchmark_binary,
-                                 find_library, library_version, parse_env, run_benchmark)
 from progsim.outputs import check_outputs
 from progsim.overlap import SIDES, RankMetrics
+from progsim.real.mpi_library import (BENCHMARK_SOURCE, LIBRARIES, TRANSPORTS, Library, Output, Run, benchmark_binary,
+                                      find_library, library_version, parse_env, run_benchmark)
 from progsim.row_tables import print_table, write_csv
 
 OVERLAP_EXTRA = ["library", "library_version", "transport", "env", "repetitions", "threads"]
@@ -166,7 +166,7 @@ def command_measure(args: argparse.Namespace) -> int:
         raise InputError("--pingpong and --interference: choose one benchmark")
     rows: list[dict[str, str]] = []
     if mode == "interference":
-        from progsim import measure_interference
+        from progsim.real import measure_interference
 
         for library in libraries:
             for transport in dict.fromkeys(args.transport):

@@ -1,5 +1,5 @@
 """What calibration measures on a real MPI library: its ping-pongs, its protocols and what its threads take from a
-computing rank's core, every figure the fit of a platform (progsim/calibrate.py) needs.
+computing rank's core, every figure the fit of a platform (progsim/real/calibrate.py) needs.
 
 1. Measure (bench/overlap.c, with the library's own mpicc and launcher): ping-pong half round trips per size, the
    time to post an isend and an irecv, and one MPI_Test that finds nothing.
@@ -23,7 +23,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from progsim.mpi_library import Library, Run, benchmark_binary, find_library, run_benchmark
+from progsim.real.mpi_library import Library, Run, benchmark_binary, find_library, run_benchmark
 
 PROBE_S = 0.002  # the receiver's computation before its receive, far longer than any eager transfer here
 PROBE_SIZES = sorted({int(m * 2 ** k) for k in range(3, 21) for m in (1, 1.5)} | {2 ** 21})  # 8 B .. 2 MiB
@@ -96,7 +96,7 @@ class Measured:
 
 def probe_protocols(library: Library, transport: str, env: tuple[tuple[str, str], ...],
                     progress: Callable[[str], None]) -> Protocols:
-    from progsim.measure import rank_metrics  # (and the simulator with it) only when a probe runs
+    from progsim.real.measure import rank_metrics  # (and the simulator with it) only when a probe runs
 
     binary = benchmark_binary(library)
     args = ("overlap", "--sizes", ",".join(map(str, PROBE_SIZES)), "--times", f"{PROBE_S:.9g}", "--side",
@@ -146,7 +146,7 @@ def probe_core_share(library: Library, transport: str, env: tuple[tuple[str, str
 
 def measure_library(library_name: str, transport: str, env: tuple[tuple[str, str], ...], repetitions: int,
                     progress: Callable[[str], None]) -> Measured:
-    from progsim.measure import measure_pingpong
+    from progsim.real.measure import measure_pingpong
 
     library = find_library(library_name)
     rows = measure_pingpong(library, transport, env, PINGPONG_SIZES, repetitions, progress)

@@ -1,5 +1,5 @@
 """Calibration: a platform fitted, through the simulator, to what a real MPI library does on this machine
-(progsim/calibration_probe.py measures it: ping-pongs, protocols, what its threads take from a rank's core).
+(progsim/real/calibration_probe.py measures it: ping-pongs, protocols, what its threads take from a rank's core).
 
 Fit the model's free parameters (latency and bandwidth of the path, the copy bandwidth of a core) by least squares on
 log(simulated / measured) half round trips, every simulated value a replay of the same ping-pong by progsim-engine
@@ -26,12 +26,12 @@ from typing import Any, Callable, Sequence
 
 import yaml
 
-from progsim.calibration_probe import PROBE_S, PROBE_SIZES, Measured, measure_library
-from progsim.engine_info import engine_default
+from progsim.engine_info import REPOSITORY, engine_default
 from progsim.errors import InputError
-from progsim.mpi_library import LIBRARIES, TRANSPORTS, parse_env
 from progsim.platform.annotated_yaml import annotated_lines, leaves
 from progsim.platform.yamlsource import set_path
+from progsim.real.calibration_probe import PROBE_S, PROBE_SIZES, Measured, measure_library
+from progsim.real.mpi_library import LIBRARIES, TRANSPORTS, parse_env
 
 PINGPONG_ITERATIONS = 4  # simulated: every iteration takes the same time, the first included
 SIMULATED_MECHANISM = "none"
@@ -340,8 +340,7 @@ def add_command(commands: Any) -> None:
                         help="shm: shared memory inside the node; tcp: sockets through the loopback")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                         help="environment of the runs, e.g. MPIR_CVAR_ASYNC_PROGRESS=1 (repeatable)")
-    parser.add_argument("--base", default=str(Path(__file__).resolve().parent.parent / "platforms" /
-                                              "laptop-2core.yaml"),
+    parser.add_argument("--base", default=str(REPOSITORY / "platforms" / "laptop-2core.yaml"),
                         help="the platform of this machine whose cores and memory are kept (default: "
                              "platforms/laptop-2core.yaml)")
     parser.add_argument("--out", required=True, help="the calibrated platform YAML to write")

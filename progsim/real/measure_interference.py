@@ -14,10 +14,11 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Sequence
 
+from progsim.engine_info import REPOSITORY
 from progsim.errors import InputError
 from progsim.interference import COLUMNS as TABLE_COLUMNS
 
-SOURCE = Path(__file__).resolve().parent.parent / "bench" / "interference.c"
+SOURCE = REPOSITORY / "bench" / "interference.c"
 TRIAD_INTENSITY = 2 / 24  # flop/B: c[i] = a[i] + q b[i], 2 flops per 24 bytes (STREAM's count)
 ARRAY_BYTES = 256 * 2 ** 20  # each of the TRIAD's three arrays: far beyond the caches
 EXTRA = ["library", "library_version", "transport", "stream_1_GBps", "stream_2_GBps", "repetitions"]
@@ -26,7 +27,7 @@ COLUMNS = [*TABLE_COLUMNS, *EXTRA]
 
 def measure(library, transport: str, env: tuple[tuple[str, str], ...], sizes: Sequence[int], repetitions: int,
             report: Callable[[str], None]) -> list[dict[str, str]]:
-    from progsim.mpi_library import Run, benchmark_binary, library_version, run_benchmark
+    from progsim.real.mpi_library import Run, benchmark_binary, library_version, run_benchmark
 
     binary = benchmark_binary(library, SOURCE)
     rows = []

@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from progsim.engine_info import REPOSITORY
 from progsim.errors import InputError
 
-BENCHMARK_SOURCE = Path(__file__).resolve().parent.parent / "bench" / "overlap.c"
+BENCHMARK_SOURCE = REPOSITORY / "bench" / "overlap.c"
 CFLAGS = ["-std=c99", "-O2", "-Wall", "-Wextra"]
 RANKS = 2
 STDERR_TAIL = 1500  # characters of a failed run's stderr shown on stderr
