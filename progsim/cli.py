@@ -104,7 +104,7 @@ def command_overlap(args: argparse.Namespace) -> int:
 
 
 def command_nbc_overlap(args: argparse.Namespace) -> int:
-    from progsim.nbc_overlap import COLLECTIVES, CollectivePoint, Job, markdown, pivot, run_table
+    from progsim.workloads.nbc_overlap import COLLECTIVES, CollectivePoint, Job, markdown, pivot, run_table
     from progsim.progress_bar import ProgressBar
 
     check_settings(args.set)

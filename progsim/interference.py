@@ -86,7 +86,7 @@ class Layout:
 
 def _replay(setup: Setup, layout: Layout, traces: list[list[str]], name: str) -> list[dict]:
     from progsim.engine import replay
-    from progsim.tracegen import write_trace
+    from progsim.workloads.tracegen import write_trace
 
     compiled = setup.compiled[layout.per_node - 1]
     folder = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=setup.workdir))

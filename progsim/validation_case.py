@@ -59,7 +59,7 @@ def _fraction(source: Any, data: dict[str, Any], key: str, path: str, low: float
 
 def _simulation(source: Any, data: Any, base: Path) -> Simulation:
     from progsim.engine_info import progress_mechanisms
-    from progsim.overlap import SIDES
+    from progsim.workloads.overlap import SIDES
 
     section = mapping(source, data, "simulate", SIMULATE_KEYS, {"platform", "progress", "sizes", "compute"})
     platform = base / str(section["platform"])

@@ -28,7 +28,7 @@ from benchmark_runs import (Progress, best_of, check_ideal, engine_command, pars
 from progsim.engine_info import engine_binary, progress_mechanisms  # noqa: E402
 from progsim.platform import Compiled, compile_platform, load_platform  # noqa: E402
 from progsim.platform.quantity import parse_quantity  # noqa: E402
-from progsim.tracegen import RING_ACTIONS_PER_ITERATION, write_ring  # noqa: E402
+from progsim.workloads.tracegen import RING_ACTIONS_PER_ITERATION, write_ring  # noqa: E402
 
 DEFAULT_MECHANISMS = ("ideal", "none", "thread", "dedicated-core", "offload")
 DEFAULT_RANKS = (64, 1024)

@@ -27,10 +27,10 @@ from benchmark import platform_yaml  # noqa: E402
 from benchmark_report import SMPI, Measure, fmt, print_table, times, write_atomically  # noqa: E402
 from benchmark_runs import (Progress, best_of, check_ideal, engine_command, parse_engine, parse_smpi,  # noqa: E402
                             run_timed, smpi_command)
-from progsim.captures import REAL_TRACES, captures, listed_files, plain_copy  # noqa: E402
 from progsim.engine_info import engine_binary, progress_mechanisms  # noqa: E402
 from progsim.platform import compile_platform, load_platform  # noqa: E402
 from progsim.platform.model import PlacementSpec  # noqa: E402
+from progsim.workloads.captures import REAL_TRACES, captures, listed_files, plain_copy  # noqa: E402
 
 DEFAULT_MECHANISMS = ("ideal", "none", "thread", "dedicated-core", "offload")
 LARGE_TRACES = REAL_TRACES / "large"  # captures too long for the test suite's replays

@@ -28,7 +28,7 @@ from benchmark_runs import best_of, run_timed  # noqa: E402
 from progsim.engine_info import engine_binary, progress_mechanisms  # noqa: E402
 
 TARGET_SECONDS = 15.0
-REPLAYS_PER_CELL = 3  # communication alone, computation alone, both (progsim/overlap.py)
+REPLAYS_PER_CELL = 3  # communication alone, computation alone, both (progsim/workloads/overlap.py)
 
 DESCRIPTION = f"""\
 Measures how long `progsim overlap` takes to draw one point-to-point heatmap on this machine: by default 20 message
@@ -87,7 +87,7 @@ def timed(action: Callable[[], object], repeat: int) -> float:
 
 def breakdown(args: argparse.Namespace, workdir: Path, wall: float) -> list[list[str]]:
     """Where a grid's time goes: each part timed alone, and what the measured wall time leaves to the pool."""
-    from progsim import overlap
+    from progsim.workloads import overlap
     from progsim.platform import compile_platform, load_platform
 
     sizes, times = grid_values(args)

@@ -145,7 +145,7 @@ def test_application_benchmark_runs_on_a_shipped_capture() -> None:
 def test_a_shared_trace_file_holds_the_ranks_lines_in_turn(tmp_path) -> None:
     """The engine reads a shared file once and queues what lies ahead of each rank's next line: written rank after
     rank, the whole trace would wait in memory while rank 0 runs; written in turn, about one line per rank."""
-    from progsim.tracegen import ring_lines, write_trace
+    from progsim.workloads.tracegen import ring_lines, write_trace
 
     traces = ring_lines(3, 2, 100, 1e3)
     listing = write_trace(traces, tmp_path, shared=True)
@@ -160,7 +160,7 @@ def test_a_shared_trace_file_holds_the_ranks_lines_in_turn(tmp_path) -> None:
 def test_the_streamed_ring_writes_the_bytes_of_the_listed_one(tmp_path) -> None:
     """The benchmark writes its ring line by line (write_ring), without the whole trace in memory: the files must be
     those that write_trace writes from ring_lines, shared or one per rank."""
-    from progsim.tracegen import ring_lines, write_ring, write_trace
+    from progsim.workloads.tracegen import ring_lines, write_ring, write_trace
 
     for shared in (False, True):
         for ranks in (1, 2, 5):

@@ -20,7 +20,7 @@ from conftest import REPOSITORY, run_cli
 from progsim.engine import replay, smpi_replay_time
 from progsim.platform import compile_platform, load_platform
 from progsim.platform.model import PlacementSpec
-from progsim.tracegen import write_trace
+from progsim.workloads.tracegen import write_trace
 
 TOLERANCE = 0.02
 SMALL, LARGE = 1000, 200003  # elements (of SMPI's default datatype): eager, and above the detached threshold

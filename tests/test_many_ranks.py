@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import flat_platform, run_cli, write_platform
-from progsim.tracegen import write_ring
+from progsim.workloads.tracegen import write_ring
 
 RANKS = 16384
 

@@ -1,4 +1,4 @@
-"""The point-to-point overlap benchmark (progsim/overlap.py) and the metrics of Reynier 2022, section 4.1.
+"""The point-to-point overlap benchmark (progsim/workloads/overlap.py) and the metrics of Reynier 2022, section 4.1.
 
 Expected values: the metrics' definitions (eq. 4.1, 4.3, 4.4) on hand-made times, and, on a 2-node platform whose
 16 MiB transfer takes T_DATA (tests/analytic_platform.py), the behaviours the design notes measured on real
@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from analytic_platform import BIG, SIMPLE_NETWORK, SPEED, T_DATA, platform
-from progsim.overlap import Cell, RankMetrics, computation_alone, measure, overlapped, summary
 from progsim.platform import compile_platform, load_platform
+from progsim.workloads.overlap import Cell, RankMetrics, computation_alone, measure, overlapped, summary
 
 BALANCED = SPEED * T_DATA  # flops that take as long as the transfer
 

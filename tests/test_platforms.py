@@ -11,7 +11,7 @@ from conftest import REPOSITORY, write_platform
 from progsim.engine import replay, smpi_replay_time
 from progsim.platform import compile_platform, load_platform, placement
 from progsim.platform.quantity import parse_quantity
-from progsim.tracegen import ring_lines, write_trace
+from progsim.workloads.tracegen import ring_lines, write_trace
 
 SHIPPED = sorted((REPOSITORY / "platforms").glob("*.yaml"))
 

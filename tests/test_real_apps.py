@@ -23,11 +23,11 @@ from pathlib import Path
 import pytest
 
 from conftest import REPOSITORY
-from progsim.captures import captures, listed_files, plain_copy, provenance
 from progsim.engine import replay, smpi_replay_time
 from progsim.engine_info import progress_mechanisms
 from progsim.platform import compile_platform, load_platform
 from progsim.platform.model import PlacementSpec
+from progsim.workloads.captures import captures, listed_files, plain_copy, provenance
 
 TOLERANCE = 0.02  # with collectives (every capture here has some)
 PLATFORMS = [

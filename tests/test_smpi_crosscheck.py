@@ -14,7 +14,7 @@ import pytest
 from conftest import REPOSITORY
 from progsim.engine import inspect_trace, replay, smpi_replay_time
 from progsim.platform import compile_platform, load_platform
-from progsim.tracegen import ring_lines, write_trace
+from progsim.workloads.tracegen import ring_lines, write_trace
 
 TRACES = REPOSITORY / "validation" / "traces"
 POINT_TO_POINT, COLLECTIVES = 0.01, 0.02

@@ -21,8 +21,8 @@ import pytest
 
 from analytic_platform import BIG, ENVELOPE, LATENCY, SIMPLE_NETWORK, platform
 from conftest import REPOSITORY, run_cli
-from progsim.overlap import communication_alone
-from progsim.tracegen import write_trace
+from progsim.workloads.overlap import communication_alone
+from progsim.workloads.tracegen import write_trace
 
 
 def make_platform(folder: Path) -> None:
@@ -44,7 +44,7 @@ def rows(path: Path) -> list[dict[str, str]]:
 
 def trace_scenario(tmp_path: Path, bandwidths: str = "[1.0e+9, 1.0e+10]") -> Path:
     make_platform(tmp_path)
-    from progsim.overlap import Cell
+    from progsim.workloads.overlap import Cell
 
     write_trace(communication_alone(Cell(BIG, 1.0, "receiver")), tmp_path / "trace")
     settings = "\n".join(f"  {s.split(':')[0]}: {s.split(':')[1]}" for s in SIMPLE_NETWORK)
@@ -275,7 +275,7 @@ def test_every_shipped_scenario_is_a_valid_sweep(path: Path) -> None:
 
 def test_a_sweep_over_traces_replays_each(tmp_path: Path) -> None:
     """Two traces of one message each, 1 MiB and 16 MiB: under ideal each takes 2 L + (S + 16) / B."""
-    from progsim.overlap import Cell
+    from progsim.workloads.overlap import Cell
 
     make_platform(tmp_path)
     for name, size in (("small", 1 << 20), ("big", BIG)):

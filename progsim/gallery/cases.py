@@ -6,12 +6,12 @@
       What to look at, and why each mechanism does or does not overlap.
     platform: ../../platforms/henri.yaml  # relative to this file
     placement: {ranks_per_node: 1}       # optional: overrides the platform's placement (and policy)
-    cell:                                # the point-to-point overlap benchmark (progsim/overlap.py), or:
+    cell:                                # the point-to-point overlap benchmark (progsim/workloads/overlap.py), or:
       size: 16KiB                        #   the message, rank 0 to rank 1
       compute: 10us                      #   the computation, a time at the platform's core speed (or flops: 2Gf)
       side: receiver                     #   who computes: sender, receiver or both (default receiver)
       tests: 0                           #   MPI_Test calls cutting the computation (default 0)
-    collective: {name: iallreduce, ranks: 4, size: 1MiB, tests: 0}   # instead of cell (progsim/nbc_overlap.py)
+    collective: {name: iallreduce, ranks: 4, size: 1MiB, tests: 0}   # instead of cell (workloads/nbc_overlap.py)
     set: {nbc-algorithms: libnbc}        # optional engine parameters (`progsim parameters`)
     mechanisms: [none, thread, dedicated-core, offload, ideal]       # optional: the default is all five
     variants:                            # optional: rows of pictures, each changing some of the values above
@@ -32,11 +32,11 @@ from typing import Any, Optional, Union
 
 from progsim.case_yaml import YamlReader
 from progsim.errors import InputError
-from progsim.nbc_overlap import COLLECTIVES, CollectivePoint
-from progsim.overlap import SIDES, Cell
 from progsim.platform.model import PLACEMENTS
 from progsim.platform.quantity import parse_quantity
 from progsim.platform.yamlsource import Located, load_located
+from progsim.workloads.nbc_overlap import COLLECTIVES, CollectivePoint
+from progsim.workloads.overlap import SIDES, Cell
 
 CASE_KEYS = {"name", "title", "explanation", "platform", "placement", "cell", "collective", "set", "mechanisms",
              "variants"}

@@ -2,9 +2,9 @@
 on a static HTML page with a Gantt picture and the overhead ratio of each run.
 
 Each case (progsim/gallery/cases.py) has rows; each row runs under each of its mechanisms the three replays of the
-overlap benchmark (progsim/overlap.py, or progsim/nbc_overlap.py for a non-blocking collective): the communication
-alone, the computation alone, and both, whose timeline becomes the picture. Replays and pictures run in worker
-processes; the page is built in OUTDIR.partial and renamed into place, so a failure leaves no half page.
+overlap benchmark (progsim/workloads/overlap.py, or nbc_overlap.py beside it for a non-blocking collective): the
+communication alone, the computation alone, and both, whose timeline becomes the picture. Replays and pictures run in
+worker processes; the page is built in OUTDIR.partial and renamed into place, so a failure leaves no half page.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from progsim import nbc_overlap, overlap
 from progsim.errors import InputError
 from progsim.gallery.cases import Case, Collective, Row, Workload, load_cases
 from progsim.gallery.page import Picture
 from progsim.platform import Compiled
 from progsim.pools import map_in_order
+from progsim.workloads import nbc_overlap, overlap
 
 GENERATOR = "progsim gallery"  # the page says who wrote it: an earlier gallery may be replaced, nothing else
 

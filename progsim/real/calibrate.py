@@ -51,7 +51,7 @@ def pingpong_lines(size: int, iterations: int = PINGPONG_ITERATIONS) -> list[lis
 
 def simulated_half_rtt(compiled: Any, size: int) -> float:
     from progsim.engine import replay
-    from progsim.tracegen import write_trace
+    from progsim.workloads.tracegen import write_trace
 
     with tempfile.TemporaryDirectory(prefix="progsim-calibrate-") as scratch:
         trace = write_trace(pingpong_lines(size), Path(scratch) / "trace")
@@ -63,7 +63,7 @@ def simulated_half_rtt(compiled: Any, size: int) -> float:
 
 def simulated_late_receive(compiled: Any, flops: float) -> float:
     """The probe's receiver in the simulator: its time in MPI when its smallest message arrived while it computed."""
-    from progsim import overlap
+    from progsim.workloads import overlap
 
     cell = overlap.Cell(PROBE_SIZES[0], flops, "receiver")
     with tempfile.TemporaryDirectory(prefix="progsim-calibrate-") as scratch:

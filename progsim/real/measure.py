@@ -18,10 +18,10 @@ from typing import Callable
 from progsim import cells
 from progsim.errors import InputError
 from progsim.outputs import check_outputs
-from progsim.overlap import SIDES, RankMetrics
 from progsim.real.mpi_library import (BENCHMARK_SOURCE, LIBRARIES, TRANSPORTS, Library, Output, Run, benchmark_binary,
                                       find_library, library_version, parse_env, run_benchmark)
 from progsim.row_tables import print_table, write_csv
+from progsim.workloads.overlap import SIDES, RankMetrics
 
 OVERLAP_EXTRA = ["library", "library_version", "transport", "env", "repetitions", "threads"]
 OVERLAP_COLUMNS = [*cells.COLUMNS, *OVERLAP_EXTRA]

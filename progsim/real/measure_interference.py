@@ -91,7 +91,7 @@ def simulate(platform: Path, sizes: Sequence[int], stream_1: float, stream_2: fl
     the same quantities, each alone and beside the other, which is made to outlast it."""
     from progsim.platform_cache import prepare_platform
     from progsim.engine import replay
-    from progsim.tracegen import write_trace
+    from progsim.workloads.tracegen import write_trace
 
     rows = []
     with tempfile.TemporaryDirectory(prefix="progsim-measure-interference-") as workdir:

@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
-from progsim import cells, overlap
-from progsim.sweep import spec as sweep_format
+from progsim import cells
 from progsim.engine import inspect_trace
 from progsim.errors import InputError
 from progsim.platform import Compiled, load_platform
@@ -26,9 +25,11 @@ from progsim.platform.model import Platform
 from progsim.platform_cache import prepare_platform
 from progsim.pools import Pool, default_jobs, make_pool
 from progsim.progress_bar import ProgressBar
+from progsim.sweep import spec as sweep_format
 from progsim.sweep.spec import OverlapWorkload, Point, SweepSpec, TraceWorkload
 from progsim.sweep.table import PartialTable, inputs_digest, key_columns, point_columns, table_columns
 from progsim.sweep.tasks import cell_task, reference_task, trace_task
+from progsim.workloads import overlap
 
 
 # ---- the run ------------------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@
     placement: {ranks_per_node: 2}                # optional override of the platform's placement
     workload:                                     # one of:
       trace: ../validation/traces/ring/trace_list.txt
-      overlap:                                    # the point-to-point overlap benchmark (progsim/overlap.py)
+      overlap:                                    # the point-to-point overlap benchmark (progsim/workloads/overlap.py)
         side: receiver                            # sender, receiver or both
         sizes: {from: 1KiB, to: 16MiB, count: 20} # or a list: [4KiB, 1MiB]
         compute: [10us, 1ms]                      # computation times, at the platform's core speed
@@ -40,11 +40,11 @@ import yaml
 
 from progsim.case_yaml import YamlReader
 from progsim.errors import InputError
-from progsim.overlap import SIDES
 from progsim.platform import load_platform
 from progsim.platform.model import PLACEMENTS
 from progsim.platform.quantity import parse_quantity
 from progsim.platform.yamlsource import load_located, set_path
+from progsim.workloads.overlap import SIDES
 
 TOP_KEYS = {"name", "description", "platform", "placement", "workload", "trace", "progress", "set", "sweep", "output"}
 OVERLAP_KEYS = {"side", "sizes", "compute", "tests"}

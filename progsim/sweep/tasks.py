@@ -11,9 +11,10 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from progsim import cells, overlap
+from progsim import cells
 from progsim.engine import replay
 from progsim.platform import Compiled
+from progsim.workloads import overlap
 
 TRACE_METRICS = ["simulated_time", "compute_mean", "mpi_mean", "wait_mean", "progress_cpu_mean"]
 

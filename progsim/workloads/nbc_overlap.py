@@ -9,7 +9,7 @@ MPI_Test calls, then waits for it. Three replays a point, under one mechanism:
                         per rank t_comp_ref
   both                  post, compute, wait: per rank t_measured, t_comp and the time in MPI calls
 
-and per rank the metrics of `progsim.overlap` (overhead ratio eq. 4.1: 0 overlapped, 1 serialized). Each mechanism
+and per rank the metrics of overlap.py (overhead ratio eq. 4.1: 0 overlapped, 1 serialized). Each mechanism
 sits on its own diagonal, as each library did in the thesis: its collective's time sets its computation.
 """
 
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
-from progsim.overlap import RankMetrics, ReplayFailed, replay_ranks
 from progsim.platform import Compiled
+from progsim.workloads.overlap import RankMetrics, ReplayFailed, replay_ranks
 
 if TYPE_CHECKING:
     import pandas

@@ -9,7 +9,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-REPOSITORY = Path(__file__).resolve().parent.parent
+from progsim.engine_info import REPOSITORY
+
 REAL_TRACES = REPOSITORY / "validation" / "real"
 
 

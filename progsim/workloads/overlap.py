@@ -24,7 +24,7 @@ from typing import Optional
 
 from progsim.engine import replay
 from progsim.platform import Compiled
-from progsim.tracegen import write_trace
+from progsim.workloads.tracegen import write_trace
 
 SIDES = ("sender", "receiver", "both")
 SENDER, RECEIVER = 0, 1
