@@ -34,19 +34,13 @@ class ProgressKind:
 
 
 def progress_kinds() -> tuple[ProgressKind, ...]:
-    """The mechanisms of the built engine, in its order; none before the engine is built."""
+    """The mechanisms of the built engine, in its order; none before the engine is built (so that the command line's
+    help still shows)."""
     try:
-        return _progress_kinds(str(engine_binary()))
-    except FileNotFoundError:
+        lines = _listed(str(engine_binary()), "--list-progress")
+    except (FileNotFoundError, subprocess.CalledProcessError):
         return ()
-
-
-@functools.lru_cache(maxsize=None)
-def _progress_kinds(engine: str) -> tuple[ProgressKind, ...]:
-    done = subprocess.run([engine, "--list-progress"], capture_output=True, text=True)
-    if done.returncode != 0:
-        return ()
-    return tuple(ProgressKind(*line.split("\t", 2)) for line in done.stdout.splitlines() if line)
+    return tuple(ProgressKind(*line.split("\t", 2)) for line in lines)
 
 
 def progress_mechanisms() -> tuple[str, ...]:
@@ -64,8 +58,7 @@ class EngineParameter:
 
 def engine_parameters() -> list[EngineParameter]:
     """Every model parameter with its default, as the engine declares it: the one place defaults live."""
-    done = subprocess.run([str(engine_binary()), "--list-parameters"], capture_output=True, text=True, check=True)
-    return [EngineParameter(*line.split("\t", 3)) for line in done.stdout.splitlines() if line]
+    return [EngineParameter(*line.split("\t", 3)) for line in _listed(str(engine_binary()), "--list-parameters")]
 
 
 def engine_default(name: str) -> str:
@@ -83,5 +76,6 @@ def bus_policies() -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=None)
 def _listed(engine: str, option: str) -> tuple[str, ...]:
+    """The lines `engine option` prints (--list-parameters, --list-progress, --list-contention), asked once."""
     done = subprocess.run([engine, option], capture_output=True, text=True, check=True)
     return tuple(line for line in done.stdout.splitlines() if line)
